@@ -1,0 +1,2 @@
+//! The `rebound` command.
+fn main() {}

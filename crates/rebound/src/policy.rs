@@ -1,0 +1,433 @@
+//! Backoff policies: constant, linear and exponential schedules, with a cap, jitter and stop
+//! conditions.
+//!
+//! A [`Policy`] is an immutable, validated description (cheap to copy, safe to share). Each
+//! operation gets its own stateful [`PolicyBackoff`] from it, which yields the delay before each
+//! retry. The delay before retry `n` (counting from 0) is, before jitter:
+//!
+//! | schedule | delay | source |
+//! |---|---|---|
+//! | constant | `base` | the "fixed interval" of S5's simple client |
+//! | linear | `min(base + n * step, cap)` | S4 |
+//! | exponential | `min(base * factor^n, cap)` | S1, S2, S3, S4, S5 |
+//!
+//! Jitter ([`Jitter`]) is then applied, and by default the cap holds *after* jitter: a
+//! delivered delay never exceeds the cap, whatever the jitter. (Several peer crates add jitter
+//! after capping and overshoot the cap by up to 2×.) S5's source adds its normal jitter after the
+//! cap; [`PolicyBuilder::jitter_after_cap`] reproduces that on request.
+//!
+//! Stop conditions end the sequence: at most `max_retries` retries; S1's rule "once the next
+//! delay would be ≥ `stop_at`, make no more retries" ([`PolicyBuilder::stop_at`], judged on the
+//! delay before jitter so that it is deterministic); and `max_elapsed`, the total time an
+//! operation may take, which executors enforce with their clock.
+//!
+//! Arithmetic saturates: delays never exceed `u64::MAX` nanoseconds (about 584 years), retry
+//! counts are `u64`, and the schedule stops growing at the cap.
+
+use crate::backoff::Backoff;
+use crate::error::ConfigError;
+use crate::jitter::{duration_to_nanos, nanos_to_duration, Jitter};
+use rand::rngs::SmallRng;
+use rand::{RngCore, SeedableRng};
+use std::time::Duration;
+
+/// The largest delay, in nanoseconds, that a schedule reaches when it has no cap.
+const MAX_NS: f64 = u64::MAX as f64;
+
+/// How the nominal delay grows from one retry to the next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Schedule {
+    /// Every delay is `base`.
+    Constant,
+    /// Delay `n` is `base + n * step` (S4's linear backoff).
+    Linear {
+        /// Added to the delay after each retry.
+        step: Duration,
+    },
+    /// Delay `n` is `base * factor^n`.
+    Exponential {
+        /// The multiplier, a finite number ≥ 1.
+        factor: f64,
+    },
+}
+
+/// A validated backoff policy. Build one with [`Policy::constant`], [`Policy::linear`] or
+/// [`Policy::exponential`], or parse a spec string (`"exponential:base=100ms,factor=2"`, see
+/// [`crate::spec`]).
+///
+/// # Default
+/// [`Policy::default()`] is S1's convenience form: exponential, base 1 s, factor 2, no jitter,
+/// stop once the next delay would be ≥ 10 s (so it waits 1 s, 2 s, 4 s, 8 s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Policy {
+    schedule: Schedule,
+    base: Duration,
+    cap: Option<Duration>,
+    jitter: Jitter,
+    jitter_after_cap: bool,
+    max_retries: Option<u64>,
+    max_elapsed: Option<Duration>,
+    stop_at: Option<Duration>,
+    // Precomputed for the hot path.
+    base_ns: f64,
+    cap_ns: f64,
+    step_ns: f64,
+    factor: f64,
+    stop_at_ns: f64,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::exponential(Duration::from_secs(1), 2.0)
+            .stop_at(Duration::from_secs(10))
+            .build()
+            .expect("S1's defaults are valid")
+    }
+}
+
+/// Builds a [`Policy`]. Setters are `const fn` and the builder is `Copy`; validation happens
+/// once, in [`PolicyBuilder::build`].
+///
+/// # Default
+/// No cap, no jitter, cap holds after jitter, no stop condition (retries forever: set one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolicyBuilder {
+    schedule: Schedule,
+    base: Duration,
+    cap: Option<Duration>,
+    jitter: Jitter,
+    jitter_after_cap: bool,
+    max_retries: Option<u64>,
+    max_attempts: Option<u64>,
+    max_elapsed: Option<Duration>,
+    stop_at: Option<Duration>,
+}
+
+impl Policy {
+    /// A constant (fixed-interval) policy: every delay is `delay`.
+    pub const fn constant(delay: Duration) -> PolicyBuilder {
+        PolicyBuilder::new(Schedule::Constant, delay)
+    }
+
+    /// A linear policy: delay `n` is `min(base + n * step, cap)` (S4).
+    pub const fn linear(base: Duration, step: Duration) -> PolicyBuilder {
+        PolicyBuilder::new(Schedule::Linear { step }, base)
+    }
+
+    /// An exponential policy: delay `n` is `min(base * factor^n, cap)`. `factor` must be a
+    /// finite number ≥ 1 (checked by [`PolicyBuilder::build`]).
+    pub const fn exponential(base: Duration, factor: f64) -> PolicyBuilder {
+        PolicyBuilder::new(Schedule::Exponential { factor }, base)
+    }
+
+    /// A builder holding this policy's settings, to change some of them.
+    pub const fn to_builder(&self) -> PolicyBuilder {
+        PolicyBuilder {
+            schedule: self.schedule,
+            base: self.base,
+            cap: self.cap,
+            jitter: self.jitter,
+            jitter_after_cap: self.jitter_after_cap,
+            max_retries: self.max_retries,
+            max_attempts: None,
+            max_elapsed: self.max_elapsed,
+            stop_at: self.stop_at,
+        }
+    }
+
+    /// The schedule.
+    pub const fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+    /// The base (initial) delay.
+    pub const fn base(&self) -> Duration {
+        self.base
+    }
+    /// The cap (maximum delay), if any.
+    pub const fn cap(&self) -> Option<Duration> {
+        self.cap
+    }
+    /// The jitter.
+    pub const fn jitter(&self) -> Jitter {
+        self.jitter
+    }
+    /// Whether jitter is added after the cap (S5's behaviour) instead of the cap holding after it.
+    pub const fn jitter_after_cap(&self) -> bool {
+        self.jitter_after_cap
+    }
+    /// The most retries allowed, if limited.
+    pub const fn max_retries(&self) -> Option<u64> {
+        self.max_retries
+    }
+    /// The most time an operation may take, waits included, if limited.
+    pub const fn max_elapsed(&self) -> Option<Duration> {
+        self.max_elapsed
+    }
+    /// S1's limit: no retry whose (pre-jitter) delay would be ≥ this.
+    pub const fn stop_at(&self) -> Option<Duration> {
+        self.stop_at
+    }
+
+    /// The delay before retry `retry` (0 for the first retry) before jitter, computed directly.
+    /// Saturates: any retry number works, up to `u64::MAX`.
+    pub fn nominal_delay(&self, retry: u64) -> Duration {
+        let ns = match self.schedule {
+            Schedule::Constant => self.base_ns,
+            Schedule::Linear { .. } => self.base_ns + self.step_ns * retry as f64,
+            Schedule::Exponential { .. } => {
+                let n = i32::try_from(retry).unwrap_or(i32::MAX);
+                self.base_ns * self.factor.powi(n)
+            }
+        };
+        let ns = if ns.is_nan() { self.cap_ns } else { ns.min(self.cap_ns) };
+        nanos_to_duration(ns)
+    }
+
+    /// A new backoff for one operation, its RNG seeded from the thread's entropy source.
+    pub fn backoff(&self) -> PolicyBackoff<SmallRng> {
+        let rng = if self.jitter.is_random() {
+            SmallRng::from_rng(&mut rand::rng())
+        } else {
+            SmallRng::seed_from_u64(0)
+        };
+        PolicyBackoff::new(*self, rng)
+    }
+
+    /// A new backoff whose jitter is reproducible: the same seed gives the same delays.
+    pub fn backoff_seeded(&self, seed: u64) -> PolicyBackoff<SmallRng> {
+        PolicyBackoff::new(*self, SmallRng::seed_from_u64(seed))
+    }
+
+    /// A new backoff drawing its jitter from `rng`.
+    pub fn backoff_with_rng<R: RngCore>(&self, rng: R) -> PolicyBackoff<R> {
+        PolicyBackoff::new(*self, rng)
+    }
+}
+
+impl PolicyBuilder {
+    const fn new(schedule: Schedule, base: Duration) -> Self {
+        PolicyBuilder {
+            schedule,
+            base,
+            cap: None,
+            jitter: Jitter::None,
+            jitter_after_cap: false,
+            max_retries: None,
+            max_attempts: None,
+            max_elapsed: None,
+            stop_at: None,
+        }
+    }
+
+    /// Sets the base (initial) delay.
+    pub const fn base(mut self, base: Duration) -> Self {
+        self.base = base;
+        self
+    }
+    /// Sets the cap: no delay exceeds it (after jitter too, unless
+    /// [`jitter_after_cap`](Self::jitter_after_cap)). Must be ≥ base.
+    pub const fn cap(mut self, cap: Duration) -> Self {
+        self.cap = Some(cap);
+        self
+    }
+    /// Removes the cap.
+    pub const fn without_cap(mut self) -> Self {
+        self.cap = None;
+        self
+    }
+    /// Sets the jitter.
+    pub const fn jitter(mut self, jitter: Jitter) -> Self {
+        self.jitter = jitter;
+        self
+    }
+    /// `true`: jitter is added after the cap and may exceed it (S5's source). `false`, the
+    /// default: the cap holds after jitter.
+    pub const fn jitter_after_cap(mut self, yes: bool) -> Self {
+        self.jitter_after_cap = yes;
+        self
+    }
+    /// At most `n` retries (`n + 1` attempts). 0 is allowed and means "never retry".
+    pub const fn max_retries(mut self, n: u64) -> Self {
+        self.max_retries = Some(n);
+        self
+    }
+    /// At most `n` attempts in all, the first included (`n` ≥ 1). Combined with
+    /// [`max_retries`](Self::max_retries), the stricter limit wins.
+    pub const fn max_attempts(mut self, n: u64) -> Self {
+        self.max_attempts = Some(n);
+        self
+    }
+    /// The most time an operation may take, waits included. Executors never start a sleep that
+    /// would end past it.
+    pub const fn max_elapsed(mut self, d: Duration) -> Self {
+        self.max_elapsed = Some(d);
+        self
+    }
+    /// S1's rule: once the next delay (before jitter) would be ≥ `limit`, make no more retries.
+    /// With base 1 s, factor 2 and limit 10 s the delays are 1, 2, 4 and 8 s.
+    pub const fn stop_at(mut self, limit: Duration) -> Self {
+        self.stop_at = Some(limit);
+        self
+    }
+
+    pub(crate) const fn factor_unchecked(mut self, factor: f64) -> Self {
+        if let Schedule::Exponential { .. } = self.schedule {
+            self.schedule = Schedule::Exponential { factor };
+        }
+        self
+    }
+    pub(crate) const fn step_unchecked(mut self, step: Duration) -> Self {
+        if let Schedule::Linear { .. } = self.schedule {
+            self.schedule = Schedule::Linear { step };
+        }
+        self
+    }
+    pub(crate) const fn base_value(&self) -> Duration {
+        self.base
+    }
+
+    /// Validates the settings and builds the policy.
+    ///
+    /// # Errors
+    /// `factor` not a finite number ≥ 1; `cap` below `base`; jitter parameters out of range;
+    /// `max-attempts` of 0; `stop-at` or `max-elapsed` of zero (no retry could ever happen).
+    pub fn build(self) -> Result<Policy, ConfigError> {
+        let mut factor = 1.0;
+        let mut step_ns = 0.0;
+        match self.schedule {
+            Schedule::Constant => {}
+            Schedule::Linear { step } => step_ns = duration_to_nanos(step),
+            Schedule::Exponential { factor: f } => {
+                if !(f.is_finite() && f >= 1.0) {
+                    return Err(ConfigError::invalid("factor", f, "a finite number >= 1"));
+                }
+                factor = f;
+            }
+        }
+        if let Some(cap) = self.cap {
+            if cap < self.base {
+                return Err(ConfigError::Conflict {
+                    message: format!(
+                        "invalid `cap` = {}: must be >= `base` ({})",
+                        fmt_duration(cap),
+                        fmt_duration(self.base)
+                    ),
+                });
+            }
+        }
+        let jitter = self.jitter.validate()?;
+        let mut max_retries = self.max_retries;
+        if let Some(a) = self.max_attempts {
+            if a == 0 {
+                return Err(ConfigError::invalid("max-attempts", a, "an integer >= 1"));
+            }
+            max_retries = Some(max_retries.map_or(a - 1, |r| r.min(a - 1)));
+        }
+        if self.stop_at == Some(Duration::ZERO) {
+            return Err(ConfigError::invalid("stop-at", "0s", "a duration > 0"));
+        }
+        if self.max_elapsed == Some(Duration::ZERO) {
+            return Err(ConfigError::invalid("max-elapsed", "0s", "a duration > 0"));
+        }
+        Ok(Policy {
+            schedule: self.schedule,
+            base: self.base,
+            cap: self.cap,
+            jitter,
+            jitter_after_cap: self.jitter_after_cap,
+            max_retries,
+            max_elapsed: self.max_elapsed,
+            stop_at: self.stop_at,
+            base_ns: duration_to_nanos(self.base),
+            cap_ns: self.cap.map_or(MAX_NS, duration_to_nanos),
+            step_ns,
+            factor,
+            stop_at_ns: self.stop_at.map_or(f64::INFINITY, duration_to_nanos),
+        })
+    }
+}
+
+/// The stateful delay sequence of one operation under a [`Policy`]. Also an [`Iterator`] of
+/// delays. `R` is the RNG jitter draws from.
+#[derive(Debug, Clone)]
+pub struct PolicyBackoff<R = SmallRng> {
+    policy: Policy,
+    rng: R,
+    retries: u64,
+    /// The last nominal (pre-jitter) delay, in nanoseconds.
+    current: f64,
+    /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
+    previous: f64,
+}
+
+impl<R: RngCore> PolicyBackoff<R> {
+    fn new(policy: Policy, rng: R) -> Self {
+        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns }
+    }
+
+    /// The policy this backoff follows.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// How many delays this backoff has yielded since it was made or reset.
+    pub fn retries(&self) -> u64 {
+        self.retries
+    }
+}
+
+impl<R: RngCore> Backoff for PolicyBackoff<R> {
+    #[inline]
+    fn next_delay(&mut self) -> Option<Duration> {
+        let p = &self.policy;
+        if let Some(max) = p.max_retries {
+            if self.retries >= max {
+                return None;
+            }
+        }
+        let nominal = if self.retries == 0 {
+            p.base_ns
+        } else {
+            match p.schedule {
+                Schedule::Constant => p.base_ns,
+                Schedule::Linear { .. } => self.current + p.step_ns,
+                Schedule::Exponential { .. } => self.current * p.factor,
+            }
+        }
+        .min(p.cap_ns);
+        if nominal >= p.stop_at_ns {
+            return None;
+        }
+        self.current = nominal;
+        self.retries = self.retries.saturating_add(1);
+        let mut d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
+        if !p.jitter_after_cap {
+            d = d.min(p.cap_ns);
+        }
+        self.previous = d;
+        Some(nanos_to_duration(d))
+    }
+
+    fn reset(&mut self) {
+        self.retries = 0;
+        self.current = 0.0;
+        self.previous = self.policy.base_ns;
+    }
+
+    fn max_elapsed(&self) -> Option<Duration> {
+        self.policy.max_elapsed
+    }
+}
+
+impl<R: RngCore> Iterator for PolicyBackoff<R> {
+    type Item = Duration;
+    fn next(&mut self) -> Option<Duration> {
+        self.next_delay()
+    }
+}
+
+/// Formats a duration the way specs write it (`100ms`, `1s`, `15m`).
+pub(crate) fn fmt_duration(d: Duration) -> String {
+    humantime::format_duration(d).to_string().replace(' ', "")
+}

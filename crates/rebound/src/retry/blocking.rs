@@ -1,0 +1,51 @@
+//! The blocking executor's loop.
+
+use super::hooks::{HintFn, Notify, Predicate};
+use super::metrics::Metrics;
+use super::outcome::{Failure, Outcome, RetryError};
+use super::{Blocking, Retry};
+use crate::backoff::Backoff;
+use crate::clock::{Clock, Sleeper};
+
+impl<B, F, P, H, N, S, C, M, T, E> Retry<Blocking, B, F, P, H, N, S, C, M>
+where
+    B: Backoff,
+    F: FnMut() -> Result<T, E>,
+    P: Predicate<E>,
+    H: HintFn<E>,
+    N: Notify<E>,
+    S: Sleeper,
+    C: Clock,
+    M: Metrics,
+{
+    /// Runs the operation with retries and returns its value.
+    ///
+    /// # Errors
+    /// A [`RetryError`] with the last error, the attempt count and why retrying stopped.
+    pub fn call(self) -> Result<T, RetryError<E>> {
+        self.call_outcome().map(|o| o.value)
+    }
+
+    /// Runs the operation with retries and returns its value with the attempt count and the
+    /// time slept.
+    ///
+    /// # Errors
+    /// As [`call`](Self::call).
+    pub fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
+        let mut run = self.start();
+        loop {
+            run.attempts += 1;
+            self.metrics.on_attempt();
+            match (self.op)() {
+                Ok(value) => {
+                    self.metrics.on_success(run.attempts);
+                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
+                }
+                Err(e) => {
+                    let delay = self.after_failure(&mut run, Failure::Error(e))?;
+                    self.sleeper.sleep(delay);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The async executor's loop (tokio).
+
+use super::hooks::{HintFn, Notify, Predicate};
+use super::metrics::Metrics;
+use super::outcome::{Failure, Outcome, RetryError};
+use super::{Async, Retry};
+use crate::backoff::Backoff;
+use crate::clock::{AsyncSleeper, Clock};
+use std::future::Future;
+use std::time::Duration;
+
+impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
+    /// Bounds each attempt: one that has not finished after `d` is dropped (cancelled) and
+    /// counts as a [`Failure::TimedOut`]. With an overall deadline, an attempt is also cut at
+    /// the deadline.
+    pub fn attempt_timeout(mut self, d: Duration) -> Self {
+        self.settings.attempt_timeout = Some(d);
+        self
+    }
+
+    /// Whether a timed-out attempt is retried (default `true`).
+    pub fn retry_timeouts(mut self, yes: bool) -> Self {
+        self.settings.retry_timeouts = yes;
+        self
+    }
+}
+
+impl<B, F, Fut, P, H, N, S, C, M, T, E> Retry<Async, B, F, P, H, N, S, C, M>
+where
+    B: Backoff,
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+    P: Predicate<E>,
+    H: HintFn<E>,
+    N: Notify<E>,
+    S: AsyncSleeper,
+    C: Clock,
+    M: Metrics,
+{
+    /// Runs the operation with retries and returns its value. Cancellation-safe: dropping the
+    /// future stops the current attempt and all retries.
+    ///
+    /// # Errors
+    /// A [`RetryError`] with the last failure, the attempt count and why retrying stopped.
+    pub async fn call(self) -> Result<T, RetryError<E>> {
+        self.call_outcome().await.map(|o| o.value)
+    }
+
+    /// Runs the operation with retries and returns its value with the attempt count and the
+    /// time slept.
+    ///
+    /// # Errors
+    /// As [`call`](Self::call).
+    pub async fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
+        let mut run = self.start();
+        loop {
+            run.attempts += 1;
+            self.metrics.on_attempt();
+            let limit = self.attempt_limit(&run);
+            let result = match limit {
+                None => Ok((self.op)().await),
+                Some(limit) => tokio::time::timeout(limit, (self.op)()).await.map_err(|_| limit),
+            };
+            let failure = match result {
+                Ok(Ok(value)) => {
+                    self.metrics.on_success(run.attempts);
+                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
+                }
+                Ok(Err(e)) => Failure::Error(e),
+                Err(limit) => Failure::TimedOut(limit),
+            };
+            let delay = self.after_failure(&mut run, failure)?;
+            self.sleeper.sleep(delay).await;
+        }
+    }
+
+    /// The time this attempt may take: its own timeout, cut at the overall deadline.
+    fn attempt_limit(&self, run: &super::Run) -> Option<Duration> {
+        let remaining =
+            run.deadline.map(|d| d.saturating_sub(self.clock.now().saturating_duration_since(run.start)));
+        match (self.settings.attempt_timeout, remaining) {
+            (Some(a), Some(r)) => Some(a.min(r)),
+            (a, r) => a.or(r),
+        }
+    }
+}

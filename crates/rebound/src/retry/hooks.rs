@@ -1,0 +1,76 @@
+//! The executor's hooks as traits, so that defaults cost nothing and closures fit.
+
+use super::outcome::RetryEvent;
+use std::time::Duration;
+
+/// Decides whether an error is transient (retry) or permanent (return at once).
+/// Implemented by closures `FnMut(&E) -> bool`.
+pub trait Predicate<E> {
+    /// `true` to retry after `error`.
+    fn test(&mut self, error: &E) -> bool;
+}
+
+/// Retries every error (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AlwaysRetry;
+
+impl<E> Predicate<E> for AlwaysRetry {
+    #[inline]
+    fn test(&mut self, _: &E) -> bool {
+        true
+    }
+}
+
+impl<E, F: FnMut(&E) -> bool> Predicate<E> for F {
+    #[inline]
+    fn test(&mut self, error: &E) -> bool {
+        self(error)
+    }
+}
+
+/// Reads a server's wait hint (Retry-After) from an error. Implemented by closures
+/// `FnMut(&E) -> Option<Duration>`.
+pub trait HintFn<E> {
+    /// The wait the server asked for, if any.
+    fn hint(&mut self, error: &E) -> Option<Duration>;
+}
+
+/// Reads no hint (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoHint;
+
+impl<E> HintFn<E> for NoHint {
+    #[inline]
+    fn hint(&mut self, _: &E) -> Option<Duration> {
+        None
+    }
+}
+
+impl<E, F: FnMut(&E) -> Option<Duration>> HintFn<E> for F {
+    #[inline]
+    fn hint(&mut self, error: &E) -> Option<Duration> {
+        self(error)
+    }
+}
+
+/// Hears about each retry before its wait. Implemented by closures `FnMut(&RetryEvent<E>)`.
+pub trait Notify<E> {
+    /// Called before the wait that precedes a retry.
+    fn notify(&mut self, event: &RetryEvent<'_, E>);
+}
+
+/// Hears nothing (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoNotify;
+
+impl<E> Notify<E> for NoNotify {
+    #[inline]
+    fn notify(&mut self, _: &RetryEvent<'_, E>) {}
+}
+
+impl<E, F: FnMut(&RetryEvent<'_, E>)> Notify<E> for F {
+    #[inline]
+    fn notify(&mut self, event: &RetryEvent<'_, E>) {
+        self(event)
+    }
+}

@@ -1,0 +1,136 @@
+//! What an executor returns: the value with its [`Outcome`] report, or a [`RetryError`].
+
+use std::fmt;
+use std::time::Duration;
+
+/// How one attempt failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure<E> {
+    /// The operation returned this error.
+    Error(E),
+    /// The attempt did not finish within its timeout (async executor only).
+    TimedOut(Duration),
+}
+
+impl<E> Failure<E> {
+    /// The operation's error, if the attempt did not time out.
+    pub fn error(&self) -> Option<&E> {
+        match self {
+            Failure::Error(e) => Some(e),
+            Failure::TimedOut(_) => None,
+        }
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for Failure<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Error(e) => e.fmt(f),
+            Failure::TimedOut(d) => write!(f, "attempt timed out after {d:?}"),
+        }
+    }
+}
+
+/// Why an executor stopped retrying.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GiveUp {
+    /// The retry predicate rejected the error: it is permanent.
+    Permanent,
+    /// The policy allows no more retries.
+    Exhausted,
+    /// The next wait would end past the overall deadline (`max_elapsed`).
+    Deadline,
+    /// The server asked for a wait (Retry-After) longer than the configured ceiling.
+    HintAboveCeiling {
+        /// The wait the server asked for.
+        hint: Duration,
+        /// The longest wait the executor accepts from a server.
+        ceiling: Duration,
+    },
+}
+
+impl fmt::Display for GiveUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GiveUp::Permanent => f.write_str("permanent error"),
+            GiveUp::Exhausted => f.write_str("retries exhausted"),
+            GiveUp::Deadline => f.write_str("the next wait would pass the deadline"),
+            GiveUp::HintAboveCeiling { hint, ceiling } => {
+                write!(f, "server asked to retry after {hint:?}, above the ceiling of {ceiling:?}")
+            }
+        }
+    }
+}
+
+/// The final error of a retried operation: the last failure, why retrying stopped, and how many
+/// attempts were made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryError<E> {
+    /// Why the executor stopped.
+    pub reason: GiveUp,
+    /// The last attempt's failure.
+    pub last: Failure<E>,
+    /// Attempts made, the first included (≥ 1).
+    pub attempts: u64,
+    /// Total time slept between attempts.
+    pub slept: Duration,
+}
+
+impl<E> RetryError<E> {
+    /// The operation's last error, unless the last attempt timed out.
+    pub fn into_error(self) -> Option<E> {
+        match self.last {
+            Failure::Error(e) => Some(e),
+            Failure::TimedOut(_) => None,
+        }
+    }
+
+    /// A reference to the operation's last error, unless the last attempt timed out.
+    pub fn error(&self) -> Option<&E> {
+        self.last.error()
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for RetryError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "gave up after {} attempt{} ({}): {}",
+            self.attempts,
+            if self.attempts == 1 { "" } else { "s" },
+            self.reason,
+            self.last
+        )
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for RetryError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.error().map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// A successful result with its report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome<T> {
+    /// The operation's value.
+    pub value: T,
+    /// Attempts made, the successful one included (≥ 1).
+    pub attempts: u64,
+    /// Total time slept between attempts.
+    pub slept: Duration,
+}
+
+/// What the notify hook sees before each retry.
+#[derive(Debug)]
+pub struct RetryEvent<'a, E> {
+    /// The attempt that failed, counting from 1.
+    pub attempt: u64,
+    /// How it failed.
+    pub failure: &'a Failure<E>,
+    /// The wait chosen before the next attempt.
+    pub delay: Duration,
+    /// The server's hint (Retry-After), if the error carried one.
+    pub hint: Option<Duration>,
+}
