@@ -6,16 +6,7 @@
 //! waves out. Each kind below is a formula from the literature; `d` is the delay the schedule
 //! (constant, linear or exponential, already capped) asks for, `U[a, b]` a uniform draw.
 //!
-//! | kind | delay | source |
-//! |---|---|---|
-//! | [`Jitter::None`] | `d` | |
-//! | [`Jitter::Full`] | `U[0, d]` | Brooker, "Exponential Backoff And Jitter", AWS 2015 |
-//! | [`Jitter::Equal`] | `d/2 + U[0, d/2]` | Brooker 2015 |
-//! | [`Jitter::Decorrelated`] | `min(cap, U[base, 3 * previous])` | Brooker 2015 |
-//! | [`Jitter::Thain`] | `min(R * d, cap)`, `R = U[1, 2]` | Thain, "Exponential backoff", 2009 |
-//! | [`Jitter::Randomization`] | `U[d - δ, d + δ]`, `δ = min(f * d, max)` | cenkalti/backoff, as used by S4's responsive backoff |
-//! | [`Jitter::Normal`] | `max(0, d + N(0, (d * j)²))` | smira/exponential-backoff, 2014 (S5) |
-//! | [`Jitter::NormalAbs`] | `max(0, d + N(0, σ²))` | S5's client code (σ = 100 ms) |
+//! The formulas are in [`Jitter`]'s docs.
 //!
 //! Random numbers come from the RNG the backoff owns, which is seedable
 //! ([`crate::Policy::backoff_seeded`]).
@@ -25,7 +16,20 @@ use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
 use std::time::Duration;
 
-/// The kind of randomness added to each delay. See the [module docs](self) for the formulas.
+/// The kind of randomness added to each delay. `d` is the schedule's delay (already capped),
+/// `U[a, b]` a uniform draw:
+///
+/// | kind | delay | source |
+/// |---|---|---|
+/// | [`Jitter::None`] | `d` | |
+/// | [`Jitter::Full`] | `U[0, d]` | Brooker, "Exponential Backoff And Jitter", AWS 2015 |
+/// | [`Jitter::Equal`] | `d/2 + U[0, d/2]` | Brooker 2015 |
+/// | [`Jitter::Decorrelated`] | `min(cap, U[base, 3 * previous])` | Brooker 2015 |
+/// | [`Jitter::Thain`] | `min(R * d, cap)`, `R = U[1, 2]` | Thain, "Exponential backoff", 2009 |
+/// | [`Jitter::Randomization`] | `U[d - δ, d + δ]`, `δ = min(f * d, max)` | cenkalti/backoff, as used by S4's responsive backoff |
+/// | [`Jitter::Normal`] | `max(0, d + N(0, (d * j)²))` | smira/exponential-backoff, 2014 (S5) |
+/// | [`Jitter::NormalAbs`] | `max(0, d + N(0, σ²))` | S5's client code (σ = 100 ms) |
+///
 ///
 /// Build the parameterised kinds with [`Jitter::randomization`], [`Jitter::normal`] and
 /// [`Jitter::normal_abs`], which validate their arguments.
