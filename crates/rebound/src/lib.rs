@@ -64,3 +64,8 @@ pub use retry::{
     Retry, DEFAULT_HINT_CEILING,
 };
 pub use spec::Spec;
+
+/// README.md's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

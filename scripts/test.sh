@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs Rebound's whole test suite. Installs the real servers the integration tests start
+# (nginx, redis-server) and curl from Debian packages when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing ${missing[*]} (Debian packages)"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+export PATH="$PATH:/usr/sbin"
+
+cargo test --workspace --all-targets
+cargo test --workspace --doc
