@@ -43,7 +43,12 @@ impl DelayModel {
     ///
     /// # Errors
     /// `factor` not a finite number ≥ 1, or `k` not a finite number > 0.
-    pub fn new(min_delay: Duration, concurrency_limit: u64, factor: f64, k: f64) -> Result<Self, ConfigError> {
+    pub fn new(
+        min_delay: Duration,
+        concurrency_limit: u64,
+        factor: f64,
+        k: f64,
+    ) -> Result<Self, ConfigError> {
         DelayModel { min_delay, concurrency_limit, factor, k }.validate()
     }
 
