@@ -184,14 +184,22 @@ impl Policy {
         nanos_to_duration(ns)
     }
 
-    /// A new backoff for one operation, its RNG seeded from the thread's entropy source.
+    /// A new backoff for one operation, its jitter RNG seeded from entropy: from a per-thread
+    /// SplitMix64 sequence that starts at a value drawn from rand's OS-seeded thread RNG, four
+    /// outputs per seed (the seeding xoshiro's authors recommend). Backoffs made one after the
+    /// other, or on different threads, draw different jitter.
+    ///
+    /// The seed is taken when the first jittered delay is drawn, not here: a call that succeeds
+    /// at once, or a policy without jitter, costs no seeding. (So a clone made before the first
+    /// delay draws its own seed rather than repeating the original's delays; use
+    /// [`backoff_seeded`](Self::backoff_seeded) for reproducible jitter.)
+    #[inline]
     pub fn backoff(&self) -> PolicyBackoff<SmallRng> {
-        let rng = if self.jitter.is_random() {
-            SmallRng::from_rng(&mut rand::rng())
-        } else {
-            SmallRng::seed_from_u64(0)
-        };
-        PolicyBackoff::new(*self, rng)
+        let mut backoff = PolicyBackoff::new(*self, crate::seed::placeholder());
+        if self.jitter.is_random() {
+            backoff.reseed = Some(crate::seed::reseed);
+        }
+        backoff
     }
 
     /// A new backoff whose jitter is reproducible: the same seed gives the same delays.
@@ -359,11 +367,14 @@ pub struct PolicyBackoff<R = SmallRng> {
     current: f64,
     /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
     previous: f64,
+    /// Seeds `rng` before the first jitter draw (entropy-seeded backoffs only).
+    reseed: Option<fn(&mut R)>,
 }
 
 impl<R: RngCore> PolicyBackoff<R> {
+    #[inline]
     fn new(policy: Policy, rng: R) -> Self {
-        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns }
+        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns, reseed: None }
     }
 
     /// The policy this backoff follows.
@@ -401,6 +412,9 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
         }
         self.current = nominal;
         self.retries = self.retries.saturating_add(1);
+        if let Some(reseed) = self.reseed.take() {
+            reseed(&mut self.rng);
+        }
         let mut d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
         if !p.jitter_after_cap {
             d = d.min(p.cap_ns);
