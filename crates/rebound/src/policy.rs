@@ -386,6 +386,22 @@ impl<R: RngCore> PolicyBackoff<R> {
     pub fn retries(&self) -> u64 {
         self.retries
     }
+
+    /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
+    /// of line so that the rest of `next_delay` is small enough to inline.
+    #[inline(never)]
+    fn jittered(&mut self, nominal: f64) -> f64 {
+        if let Some(reseed) = self.reseed.take() {
+            reseed(&mut self.rng);
+        }
+        let p = &self.policy;
+        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
+        if p.jitter_after_cap {
+            d
+        } else {
+            d.min(p.cap_ns)
+        }
+    }
 }
 
 impl<R: RngCore> Backoff for PolicyBackoff<R> {
@@ -397,28 +413,28 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
                 return None;
             }
         }
-        let nominal = if self.retries == 0 {
+        let grown = if self.retries == 0 {
             p.base_ns
         } else {
             match p.schedule {
                 Schedule::Constant => p.base_ns,
+                // Once at the cap the schedule stays there: skipping the arithmetic gives the
+                // same delay and lets a long-lived backoff's calls overlap.
+                _ if self.current >= p.cap_ns => p.cap_ns,
                 Schedule::Linear { .. } => self.current + p.step_ns,
                 Schedule::Exponential { .. } => self.current * p.factor,
             }
-        }
-        .min(p.cap_ns);
+        };
+        // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
+        // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
+        let nominal = if grown < p.cap_ns { grown } else { p.cap_ns };
         if nominal >= p.stop_at_ns {
             return None;
         }
         self.current = nominal;
         self.retries = self.retries.saturating_add(1);
-        if let Some(reseed) = self.reseed.take() {
-            reseed(&mut self.rng);
-        }
-        let mut d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
-        if !p.jitter_after_cap {
-            d = d.min(p.cap_ns);
-        }
+        // Without jitter the nominal delay is delivered as is (it is already capped).
+        let d = if let Jitter::None = p.jitter { nominal } else { self.jittered(nominal) };
         self.previous = d;
         Some(nanos_to_duration(d))
     }

@@ -59,7 +59,10 @@ where
     /// `self` would hold it twice, and `call` awaiting `call_outcome` twice more; moving that
     /// larger future cost more than a whole successful call.)
     #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `self` twice")]
-    fn run<R>(mut self, finish: fn(Outcome<T>) -> R) -> impl Future<Output = Result<R, RetryError<E>>> {
+    fn run<R>(
+        mut self,
+        finish: impl FnOnce(Outcome<T>) -> R,
+    ) -> impl Future<Output = Result<R, RetryError<E>>> {
         async move {
             let mut run = self.start();
             loop {
@@ -85,6 +88,7 @@ where
     }
 
     /// The time this attempt may take: its own timeout, cut at the overall deadline.
+    #[inline]
     fn attempt_limit(&self, run: &super::Run) -> Option<Duration> {
         let remaining = run.remaining(&self.clock);
         match (self.settings.attempt_timeout, remaining) {
