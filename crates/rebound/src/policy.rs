@@ -184,10 +184,9 @@ impl Policy {
         nanos_to_duration(ns)
     }
 
-    /// A new backoff for one operation, its jitter RNG seeded from entropy: from a per-thread
-    /// SplitMix64 sequence that starts at a value drawn from rand's OS-seeded thread RNG, four
-    /// outputs per seed (the seeding xoshiro's authors recommend). Backoffs made one after the
-    /// other, or on different threads, draw different jitter.
+    /// A new backoff for one operation, its jitter RNG seeded from entropy: four outputs of a
+    /// per-thread wyrand sequence whose start is drawn from rand's OS-seeded thread RNG.
+    /// Backoffs made one after the other, or on different threads, draw different jitter.
     ///
     /// The seed is taken when the first jittered delay is drawn, not here: a call that succeeds
     /// at once, or a policy without jitter, costs no seeding. (So a clone made before the first
