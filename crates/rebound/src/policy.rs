@@ -73,7 +73,6 @@ pub struct Policy {
     base_ns: f64,
     cap_ns: f64,
     step_ns: f64,
-    factor: f64,
     stop_at_ns: f64,
 }
 
@@ -175,9 +174,9 @@ impl Policy {
         let ns = match self.schedule {
             Schedule::Constant => self.base_ns,
             Schedule::Linear { .. } => self.base_ns + self.step_ns * retry as f64,
-            Schedule::Exponential { .. } => {
+            Schedule::Exponential { factor } => {
                 let n = i32::try_from(retry).unwrap_or(i32::MAX);
-                self.base_ns * self.factor.powi(n)
+                self.base_ns * factor.powi(n)
             }
         };
         let ns = if ns.is_nan() { self.cap_ns } else { ns.min(self.cap_ns) };
@@ -300,7 +299,6 @@ impl PolicyBuilder {
     /// `factor` not a finite number ≥ 1; `cap` below `base`; jitter parameters out of range;
     /// `max-attempts` of 0; `stop-at` or `max-elapsed` of zero (no retry could ever happen).
     pub fn build(self) -> Result<Policy, ConfigError> {
-        let mut factor = 1.0;
         let mut step_ns = 0.0;
         match self.schedule {
             Schedule::Constant => {}
@@ -309,7 +307,6 @@ impl PolicyBuilder {
                 if !(f.is_finite() && f >= 1.0) {
                     return Err(ConfigError::invalid("factor", f, "a finite number >= 1"));
                 }
-                factor = f;
             }
         }
         if let Some(cap) = self.cap {
@@ -349,7 +346,6 @@ impl PolicyBuilder {
             base_ns: duration_to_nanos(self.base),
             cap_ns: self.cap.map_or(MAX_NS, duration_to_nanos),
             step_ns,
-            factor,
             stop_at_ns: self.stop_at.map_or(f64::INFINITY, duration_to_nanos),
         })
     }
@@ -421,7 +417,7 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
                 // same delay and lets a long-lived backoff's calls overlap.
                 _ if self.current >= p.cap_ns => p.cap_ns,
                 Schedule::Linear { .. } => self.current + p.step_ns,
-                Schedule::Exponential { .. } => self.current * p.factor,
+                Schedule::Exponential { factor } => self.current * factor,
             }
         };
         // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor

@@ -52,8 +52,12 @@ fn ratio(medians: &[Option<f64>]) -> String {
 fn fmt_ns(ns: f64) -> String {
     if ns < 100.0 {
         format!("{ns:.1} ns")
-    } else {
+    } else if ns < 10_000.0 {
         format!("{ns:.0} ns")
+    } else if ns < 1_000_000.0 {
+        format!("{:.1} µs", ns / 1e3)
+    } else {
+        format!("{:.2} ms", ns / 1e6)
     }
 }
 
