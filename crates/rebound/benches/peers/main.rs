@@ -13,7 +13,8 @@
 //!
 //! Run with `cargo bench -p rebound --bench peers`; after the run the bench prints, from
 //! criterion's `target/criterion/*/*/new/estimates.json`, a markdown table of medians and each
-//! row's ratio of Rebound's median to the fastest peer's. See `docs/performance.md`.
+//! row's ratio of Rebound's median to the fastest peer's (`REBOUND_BENCH_SUMMARY_ONLY=1` prints
+//! that table again from the last run without measuring). See `docs/performance.md`.
 
 mod asynchronous;
 mod blocking;
@@ -44,6 +45,11 @@ pub fn flaky(fails: u32) -> impl FnMut() -> Result<u32, Busy> {
 }
 
 fn main() {
+    if std::env::var_os("REBOUND_BENCH_SUMMARY_ONLY").is_some() {
+        // Re-print the table of the last run without measuring again.
+        summary::print();
+        return;
+    }
     let mut c = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_millis(2500))
