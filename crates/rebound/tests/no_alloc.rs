@@ -4,7 +4,9 @@
 //! The counter is per thread, so the test harness's own threads do not disturb it.
 #![allow(unsafe_code)] // the GlobalAlloc impl below; the library itself forbids unsafe code
 
-use rebound::{retry, retry_async, Backoff, Jitter, NoSleep, Policy, RetryCounters};
+#[cfg(feature = "tokio")]
+use rebound::retry_async;
+use rebound::{retry, Backoff, Jitter, NoSleep, Policy, RetryCounters};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::time::Duration;
@@ -103,6 +105,7 @@ fn blocking_calls_allocate_nothing() {
     }
 }
 
+#[cfg(feature = "tokio")]
 #[test]
 fn async_calls_allocate_nothing() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();

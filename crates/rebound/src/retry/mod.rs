@@ -88,6 +88,7 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
 struct Settings {
     max_elapsed: Option<Duration>,
     hint_ceiling: Duration,
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     attempt_timeout: Option<Duration>,
     retry_timeouts: bool,
 }
@@ -292,6 +293,7 @@ impl Run {
     }
 
     /// Time left before the deadline, if one applies (zero once past it).
+    #[cfg(feature = "tokio")]
     fn remaining(&self, clock: &impl crate::clock::Clock) -> Option<Duration> {
         self.elapsed(clock).map(|(elapsed, limit)| limit.saturating_sub(elapsed))
     }
