@@ -45,6 +45,7 @@ mod jitter;
 mod policy;
 mod responsive;
 mod retry;
+mod seed;
 pub mod spec;
 
 pub use backoff::{Backoff, Immediate};

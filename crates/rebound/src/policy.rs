@@ -73,7 +73,6 @@ pub struct Policy {
     base_ns: f64,
     cap_ns: f64,
     step_ns: f64,
-    factor: f64,
     stop_at_ns: f64,
 }
 
@@ -175,23 +174,30 @@ impl Policy {
         let ns = match self.schedule {
             Schedule::Constant => self.base_ns,
             Schedule::Linear { .. } => self.base_ns + self.step_ns * retry as f64,
-            Schedule::Exponential { .. } => {
+            Schedule::Exponential { factor } => {
                 let n = i32::try_from(retry).unwrap_or(i32::MAX);
-                self.base_ns * self.factor.powi(n)
+                self.base_ns * factor.powi(n)
             }
         };
         let ns = if ns.is_nan() { self.cap_ns } else { ns.min(self.cap_ns) };
         nanos_to_duration(ns)
     }
 
-    /// A new backoff for one operation, its RNG seeded from the thread's entropy source.
+    /// A new backoff for one operation, its jitter RNG seeded from entropy: four outputs of a
+    /// per-thread wyrand sequence whose start is drawn from rand's OS-seeded thread RNG.
+    /// Backoffs made one after the other, or on different threads, draw different jitter.
+    ///
+    /// The seed is taken when the first jittered delay is drawn, not here: a call that succeeds
+    /// at once, or a policy without jitter, costs no seeding. (So a clone made before the first
+    /// delay draws its own seed rather than repeating the original's delays; use
+    /// [`backoff_seeded`](Self::backoff_seeded) for reproducible jitter.)
+    #[inline]
     pub fn backoff(&self) -> PolicyBackoff<SmallRng> {
-        let rng = if self.jitter.is_random() {
-            SmallRng::from_rng(&mut rand::rng())
-        } else {
-            SmallRng::seed_from_u64(0)
-        };
-        PolicyBackoff::new(*self, rng)
+        let mut backoff = PolicyBackoff::new(*self, crate::seed::placeholder());
+        if self.jitter.is_random() {
+            backoff.reseed = Some(crate::seed::reseed);
+        }
+        backoff
     }
 
     /// A new backoff whose jitter is reproducible: the same seed gives the same delays.
@@ -293,7 +299,6 @@ impl PolicyBuilder {
     /// `factor` not a finite number ≥ 1; `cap` below `base`; jitter parameters out of range;
     /// `max-attempts` of 0; `stop-at` or `max-elapsed` of zero (no retry could ever happen).
     pub fn build(self) -> Result<Policy, ConfigError> {
-        let mut factor = 1.0;
         let mut step_ns = 0.0;
         match self.schedule {
             Schedule::Constant => {}
@@ -302,7 +307,6 @@ impl PolicyBuilder {
                 if !(f.is_finite() && f >= 1.0) {
                     return Err(ConfigError::invalid("factor", f, "a finite number >= 1"));
                 }
-                factor = f;
             }
         }
         if let Some(cap) = self.cap {
@@ -342,7 +346,6 @@ impl PolicyBuilder {
             base_ns: duration_to_nanos(self.base),
             cap_ns: self.cap.map_or(MAX_NS, duration_to_nanos),
             step_ns,
-            factor,
             stop_at_ns: self.stop_at.map_or(f64::INFINITY, duration_to_nanos),
         })
     }
@@ -359,11 +362,14 @@ pub struct PolicyBackoff<R = SmallRng> {
     current: f64,
     /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
     previous: f64,
+    /// Seeds `rng` before the first jitter draw (entropy-seeded backoffs only).
+    reseed: Option<fn(&mut R)>,
 }
 
 impl<R: RngCore> PolicyBackoff<R> {
+    #[inline]
     fn new(policy: Policy, rng: R) -> Self {
-        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns }
+        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns, reseed: None }
     }
 
     /// The policy this backoff follows.
@@ -374,6 +380,22 @@ impl<R: RngCore> PolicyBackoff<R> {
     /// How many delays this backoff has yielded since it was made or reset.
     pub fn retries(&self) -> u64 {
         self.retries
+    }
+
+    /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
+    /// of line so that the rest of `next_delay` is small enough to inline.
+    #[inline(never)]
+    fn jittered(&mut self, nominal: f64) -> f64 {
+        if let Some(reseed) = self.reseed.take() {
+            reseed(&mut self.rng);
+        }
+        let p = &self.policy;
+        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
+        if p.jitter_after_cap {
+            d
+        } else {
+            d.min(p.cap_ns)
+        }
     }
 }
 
@@ -386,25 +408,28 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
                 return None;
             }
         }
-        let nominal = if self.retries == 0 {
+        let grown = if self.retries == 0 {
             p.base_ns
         } else {
             match p.schedule {
                 Schedule::Constant => p.base_ns,
+                // Once at the cap the schedule stays there: skipping the arithmetic gives the
+                // same delay and lets a long-lived backoff's calls overlap.
+                _ if self.current >= p.cap_ns => p.cap_ns,
                 Schedule::Linear { .. } => self.current + p.step_ns,
-                Schedule::Exponential { .. } => self.current * p.factor,
+                Schedule::Exponential { factor } => self.current * factor,
             }
-        }
-        .min(p.cap_ns);
+        };
+        // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
+        // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
+        let nominal = if grown < p.cap_ns { grown } else { p.cap_ns };
         if nominal >= p.stop_at_ns {
             return None;
         }
         self.current = nominal;
         self.retries = self.retries.saturating_add(1);
-        let mut d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
-        if !p.jitter_after_cap {
-            d = d.min(p.cap_ns);
-        }
+        // Without jitter the nominal delay is delivered as is (it is already capped).
+        let d = if let Jitter::None = p.jitter { nominal } else { self.jittered(nominal) };
         self.previous = d;
         Some(nanos_to_duration(d))
     }

@@ -22,6 +22,7 @@ where
     ///
     /// # Errors
     /// A [`RetryError`] with the last error, the attempt count and why retrying stopped.
+    #[inline]
     pub fn call(self) -> Result<T, RetryError<E>> {
         self.call_outcome().map(|o| o.value)
     }
@@ -31,6 +32,7 @@ where
     ///
     /// # Errors
     /// As [`call`](Self::call).
+    #[inline]
     pub fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
         let mut run = self.start();
         loop {

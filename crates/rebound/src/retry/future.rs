@@ -42,8 +42,8 @@ where
     ///
     /// # Errors
     /// A [`RetryError`] with the last failure, the attempt count and why retrying stopped.
-    pub async fn call(self) -> Result<T, RetryError<E>> {
-        self.call_outcome().await.map(|o| o.value)
+    pub fn call(self) -> impl Future<Output = Result<T, RetryError<E>>> {
+        self.run(|outcome| outcome.value)
     }
 
     /// Runs the operation with retries and returns its value with the attempt count and the
@@ -51,33 +51,46 @@ where
     ///
     /// # Errors
     /// As [`call`](Self::call).
-    pub async fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
-        let mut run = self.start();
-        loop {
-            run.attempts += 1;
-            self.metrics.on_attempt();
-            let limit = self.attempt_limit(&run);
-            let result = match limit {
-                None => Ok((self.op)().await),
-                Some(limit) => tokio::time::timeout(limit, (self.op)()).await.map_err(|_| limit),
-            };
-            let failure = match result {
-                Ok(Ok(value)) => {
-                    self.metrics.on_success(run.attempts);
-                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
-                }
-                Ok(Err(e)) => Failure::Error(e),
-                Err(limit) => Failure::TimedOut(limit),
-            };
-            let delay = self.after_failure(&mut run, failure)?;
-            self.sleeper.sleep(delay).await;
+    pub fn call_outcome(self) -> impl Future<Output = Result<Outcome<T>, RetryError<E>>> {
+        self.run(|outcome| outcome)
+    }
+
+    /// The loop of both: one `async` block that owns `self` in place. (An `async fn` taking
+    /// `self` would hold it twice, and `call` awaiting `call_outcome` twice more; moving that
+    /// larger future cost more than a whole successful call.)
+    #[allow(clippy::manual_async_fn, reason = "an `async fn` would hold `self` twice")]
+    fn run<R>(
+        mut self,
+        finish: impl FnOnce(Outcome<T>) -> R,
+    ) -> impl Future<Output = Result<R, RetryError<E>>> {
+        async move {
+            let mut run = self.start();
+            loop {
+                run.attempts += 1;
+                self.metrics.on_attempt();
+                let limit = self.attempt_limit(&run);
+                let result = match limit {
+                    None => Ok((self.op)().await),
+                    Some(limit) => tokio::time::timeout(limit, (self.op)()).await.map_err(|_| limit),
+                };
+                let failure = match result {
+                    Ok(Ok(value)) => {
+                        self.metrics.on_success(run.attempts);
+                        return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept }));
+                    }
+                    Ok(Err(e)) => Failure::Error(e),
+                    Err(limit) => Failure::TimedOut(limit),
+                };
+                let delay = self.after_failure(&mut run, failure)?;
+                self.sleeper.sleep(delay).await;
+            }
         }
     }
 
     /// The time this attempt may take: its own timeout, cut at the overall deadline.
+    #[inline]
     fn attempt_limit(&self, run: &super::Run) -> Option<Duration> {
-        let remaining =
-            run.deadline.map(|d| d.saturating_sub(self.clock.now().saturating_duration_since(run.start)));
+        let remaining = run.remaining(&self.clock);
         match (self.settings.attempt_timeout, remaining) {
             (Some(a), Some(r)) => Some(a.min(r)),
             (a, r) => a.or(r),

@@ -88,6 +88,7 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
 struct Settings {
     max_elapsed: Option<Duration>,
     hint_ceiling: Duration,
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     attempt_timeout: Option<Duration>,
     retry_timeouts: bool,
 }
@@ -278,10 +279,24 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
 
 /// The per-call state shared by both executors.
 struct Run {
-    start: Instant,
-    deadline: Option<Duration>,
+    /// When the call started and how long it may take, if a deadline applies. Without one the
+    /// clock is never read (a clock read costs more than a whole successful call).
+    deadline: Option<(Instant, Duration)>,
     attempts: u64,
     slept: Duration,
+}
+
+impl Run {
+    /// The time elapsed since the call started and the deadline, if one applies.
+    fn elapsed(&self, clock: &impl crate::clock::Clock) -> Option<(Duration, Duration)> {
+        self.deadline.map(|(start, limit)| (clock.now().saturating_duration_since(start), limit))
+    }
+
+    /// Time left before the deadline, if one applies (zero once past it).
+    #[cfg(feature = "tokio")]
+    fn remaining(&self, clock: &impl crate::clock::Clock) -> Option<Duration> {
+        self.elapsed(clock).map(|(elapsed, limit)| limit.saturating_sub(elapsed))
+    }
 }
 
 impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M>
@@ -290,13 +305,14 @@ where
     C: crate::clock::Clock,
     M: Metrics,
 {
+    #[inline]
     fn start(&mut self) -> Run {
         self.backoff.reset();
         let deadline = match (self.settings.max_elapsed, self.backoff.max_elapsed()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        Run { start: self.clock.now(), deadline, attempts: 0, slept: Duration::ZERO }
+        Run { deadline: deadline.map(|d| (self.clock.now(), d)), attempts: 0, slept: Duration::ZERO }
     }
 
     /// After a failed attempt: the wait before the next one, or the final error.
@@ -313,8 +329,8 @@ where
             }
             Failure::TimedOut(_) => (self.settings.retry_timeouts, None),
         };
-        let elapsed = self.clock.now().saturating_duration_since(run.start);
-        match self.decide(retryable, hint, elapsed, run.deadline) {
+        let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
+        match self.decide(retryable, hint, elapsed) {
             Ok(delay) => {
                 self.notify.notify(&RetryEvent { attempt: run.attempts, failure: &failure, delay, hint });
                 self.metrics.on_retry(delay);
@@ -328,12 +344,13 @@ where
         }
     }
 
+    /// The wait before the next attempt, or why to stop. `elapsed` is the time since the call
+    /// started and the deadline, if one applies.
     fn decide(
         &mut self,
         retryable: bool,
         hint: Option<Duration>,
-        elapsed: Duration,
-        deadline: Option<Duration>,
+        elapsed: Option<(Duration, Duration)>,
     ) -> Result<Duration, GiveUp> {
         if !retryable {
             return Err(GiveUp::Permanent);
@@ -346,7 +363,7 @@ where
             }
             delay = delay.max(hint);
         }
-        if let Some(deadline) = deadline {
+        if let Some((elapsed, deadline)) = elapsed {
             if elapsed.saturating_add(delay) > deadline {
                 return Err(GiveUp::Deadline);
             }
