@@ -1,2 +1,38 @@
-//! The `rebound` command.
-fn main() {}
+//! The `rebound` command: backoff schedules, retrying commands, and the retry-storm lab.
+#![forbid(unsafe_code)]
+
+mod plot;
+mod range;
+mod spec_help;
+mod storm;
+mod sweep;
+mod table;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Rebound: retries that do not make outages worse.
+#[derive(Debug, Parser)]
+#[command(name = "rebound", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Storm(storm::Args),
+    Sweep(sweep::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Storm(args) => storm::run(args),
+        Command::Sweep(args) => sweep::run(args),
+    };
+    result.unwrap_or_else(|e| {
+        eprintln!("error: {e:#}");
+        ExitCode::from(1)
+    })
+}
