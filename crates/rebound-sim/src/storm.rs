@@ -6,6 +6,10 @@
 //! is loopback: no delay.
 
 use crate::queue::{nanos, EventQueue, Nanos, SECOND};
+
+/// FIFO lanes of the event queue: events scheduled a fixed time ahead.
+const TICKS: usize = 0;
+const TIMEOUTS: usize = 1;
 use crate::report::{self, Point, Recorder};
 use crate::retrier::Retrier;
 use crate::scenario::{OutageKind, Scenario};
@@ -159,7 +163,7 @@ impl<'a> Storm<'a> {
                         self.succeed(t, client);
                     }
                 }
-                TickResult::Again => self.q.push(t + self.server.tick(), Ev::Tick(slot, gen)),
+                TickResult::Again => self.q.push_lane(TICKS, t + self.server.tick(), Ev::Tick(slot, gen)),
                 TickResult::Nothing => {}
             },
             Ev::OutageStart => self.outage_start(t),
@@ -180,10 +184,12 @@ impl<'a> Storm<'a> {
         self.rec.at(t).sent += 1;
         match self.server.arrive(c, seq, t) {
             Arrival::Refused => return self.fail(t, c, Failure::Error),
-            Arrival::Admitted { slot, gen } => self.q.push(t + self.server.tick(), Ev::Tick(slot, gen)),
+            Arrival::Admitted { slot, gen } => {
+                self.q.push_lane(TICKS, t + self.server.tick(), Ev::Tick(slot, gen))
+            }
             Arrival::Queued | Arrival::Dropped => {}
         }
-        self.q.push(t.saturating_add(self.timeout), Ev::Timeout(c, seq));
+        self.q.push_lane(TIMEOUTS, t.saturating_add(self.timeout), Ev::Timeout(c, seq));
     }
 
     fn fail(&mut self, t: Nanos, c: u32, how: Failure) {
