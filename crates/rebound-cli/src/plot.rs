@@ -96,7 +96,8 @@ fn bounds(panel: &Panel) -> ((f64, f64), (f64, f64)) {
     if x1 <= x0 {
         x1 = x0 + 1.0;
     }
-    ((x0, x1), (0.0, if y1 > 0.0 { y1 * 1.08 } else { 1.0 }))
+    // Headroom above the data for the legend.
+    ((x0, x1), (0.0, if y1 > 0.0 { y1 * 1.5 } else { 1.0 }))
 }
 
 fn draw_panel<DB: DrawingBackend>(
@@ -127,6 +128,6 @@ fn draw_panel<DB: DrawingBackend>(
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 13))
-        .position(SeriesLabelPosition::UpperRight)
+        .position(SeriesLabelPosition::UpperLeft)
         .draw()
 }
