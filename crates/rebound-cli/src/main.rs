@@ -1,6 +1,7 @@
 //! The `rebound` command: backoff schedules, retrying commands, and the retry-storm lab.
 #![forbid(unsafe_code)]
 
+mod map;
 mod plot;
 mod range;
 mod spec_help;
@@ -22,6 +23,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     Storm(storm::Args),
+    Map(map::Args),
     Sweep(sweep::Args),
 }
 
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Storm(args) => storm::run(args),
+        Command::Map(args) => map::run(args),
         Command::Sweep(args) => sweep::run(args),
     };
     result.unwrap_or_else(|e| {

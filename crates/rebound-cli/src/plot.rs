@@ -131,3 +131,103 @@ fn draw_panel<DB: DrawingBackend>(
         .position(SeriesLabelPosition::UpperLeft)
         .draw()
 }
+
+/// A grid of verdicts: `values[row * xs.len() + col]` is the recovery time in seconds, or
+/// `None` where the system stayed stuck.
+#[derive(Debug, Clone)]
+pub struct HeatMap {
+    /// Title above the map.
+    pub title: String,
+    /// Column positions (x).
+    pub xs: Vec<f64>,
+    /// Row positions (y).
+    pub ys: Vec<f64>,
+    /// One value per cell, row-major.
+    pub values: Vec<Option<f64>>,
+}
+
+/// Draws `maps` side by side into `path` (`.svg` or `.png`): stuck cells dark red, recovered
+/// cells green, paler the longer the recovery took (white at `slow` seconds or more).
+///
+/// # Errors
+/// As [`draw`].
+pub fn draw_heatmaps(path: &Path, maps: &[HeatMap], x_label: &str, y_label: &str, slow: f64) -> Result<()> {
+    let size = (460 * maps.len().max(1) as u32, 460);
+    register_font();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let result = match ext.as_str() {
+        "svg" => {
+            render_heatmaps(SVGBackend::new(path, size).into_drawing_area(), maps, x_label, y_label, slow)
+        }
+        "png" => {
+            render_heatmaps(BitMapBackend::new(path, size).into_drawing_area(), maps, x_label, y_label, slow)
+        }
+        _ => bail!("invalid plot path `{}`: the extension must be .svg or .png", path.display()),
+    };
+    result.with_context(|| format!("cannot draw {}", path.display()))
+}
+
+fn render_heatmaps<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    maps: &[HeatMap],
+    x_label: &str,
+    y_label: &str,
+    slow: f64,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
+    root.fill(&WHITE).map_err(err)?;
+    for (area, map) in root.split_evenly((1, maps.len().max(1))).iter().zip(maps) {
+        draw_heatmap(area, map, x_label, y_label, slow).map_err(err)?;
+    }
+    root.present().map_err(err)
+}
+
+/// Half the spacing of sorted positions (the half-width of a cell), 0.5 for a single one.
+fn half_step(v: &[f64]) -> f64 {
+    v.windows(2).map(|w| (w[1] - w[0]).abs()).fold(f64::INFINITY, f64::min).min(1e300) / 2.0
+}
+
+fn draw_heatmap<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    map: &HeatMap,
+    x_label: &str,
+    y_label: &str,
+    slow: f64,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let (hx, hy) = (half_step(&map.xs).min(0.5 * map.xs[0].abs().max(1.0)), half_step(&map.ys));
+    let (hx, hy) = (if hx.is_finite() { hx } else { 0.5 }, if hy.is_finite() { hy } else { 0.5 });
+    let span = |v: &[f64], h: f64| {
+        (v.iter().copied().fold(f64::INFINITY, f64::min) - h)
+            ..(v.iter().copied().fold(f64::NEG_INFINITY, f64::max) + h)
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(&map.title, ("sans-serif", 14))
+        .margin(10)
+        .x_label_area_size(36)
+        .y_label_area_size(48)
+        .build_cartesian_2d(span(&map.xs, hx), span(&map.ys, hy))?;
+    chart.configure_mesh().disable_mesh().x_desc(x_label).y_desc(y_label).draw()?;
+    let stuck = RGBColor(0xb2, 0x18, 0x2b);
+    let cells = map.ys.iter().enumerate().flat_map(|(r, &y)| {
+        map.xs.iter().enumerate().map(move |(c, &x)| (x, y, map.values[r * map.xs.len() + c]))
+    });
+    chart.draw_series(cells.map(|(x, y, v)| {
+        let color = match v {
+            None => stuck,
+            Some(t) => {
+                let p = (t / slow).clamp(0.0, 1.0);
+                let mix = |a: f64, b: f64| (a + (b - a) * p) as u8;
+                RGBColor(
+                    mix(0x1a as f64, 0xf0 as f64),
+                    mix(0x98 as f64, 0xf5 as f64),
+                    mix(0x50 as f64, 0xe0 as f64),
+                )
+            }
+        };
+        Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], color.filled())
+    }))?;
+    Ok(())
+}

@@ -55,14 +55,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.bench {
         return bench(args.policies.first());
     }
-    let mut scenario = match &args.scenario {
-        Some(path) => {
-            let text =
-                std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            Scenario::from_toml(&text).with_context(|| format!("in {}", path.display()))?
-        }
-        None => Scenario::default(),
-    };
+    let mut scenario = load_scenario(args.scenario.as_deref())?;
     if !args.policies.is_empty() {
         scenario.policies = args.policies.clone();
     }
@@ -85,7 +78,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn describe(s: &Scenario) -> String {
+/// The scenario in `path`, or the built-in S5 one.
+///
+/// # Errors
+/// An unreadable file, or a bad scenario (the message names the file and the key).
+pub fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
+    let Some(path) = path else { return Ok(Scenario::default()) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Scenario::from_toml(&text).with_context(|| format!("in {}", path.display()))
+}
+
+/// One line describing a scenario.
+pub fn describe(s: &Scenario) -> String {
     let h = |d: Duration| humantime::format_duration(d).to_string();
     let o = &s.outage;
     let outage = match o.kind {

@@ -55,6 +55,7 @@
 
 pub mod capacity;
 pub mod delay;
+pub mod map;
 pub mod queue;
 pub mod report;
 pub mod retrier;

@@ -189,6 +189,12 @@ impl S5Server {
         TickResult::Answered { client: s.client, seq: s.seq, residence: elapsed }
     }
 
+    /// Whether nothing in the server can be answered within `horizon` nanoseconds of its
+    /// arrival: the delay at the current concurrency (and slowdown) is at least `horizon`.
+    pub fn past_saving(&mut self, horizon: Nanos) -> bool {
+        !self.paused && (self.delay(self.in_flight) as f64 * self.slowdown) >= horizon as f64
+    }
+
     /// Freezes the server (SIGSTOP).
     pub fn pause(&mut self) {
         self.paused = true;

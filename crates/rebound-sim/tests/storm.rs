@@ -118,3 +118,20 @@ fn bad_scenarios_name_the_key() {
     let dur = Scenario::from_toml("duration = \"soon\"\n").unwrap_err().to_string();
     assert!(dur.contains("soon") && dur.contains("duration"), "{dur}");
 }
+
+#[test]
+fn stopping_once_decided_keeps_the_verdict_and_the_goodput() {
+    use rebound_sim::storm::{run_until, Until};
+    let s = Scenario::default();
+    for policy in [FIXED, S5_EXPONENTIAL] {
+        let full = storm::run(&s, &spec(policy));
+        let short = run_until(&s, &spec(policy), Until::Decided);
+        assert_eq!(full.recovered, short.recovered);
+        assert_eq!(full.recovery_s, short.recovery_s);
+        let oks = |r: &StormReport| r.series.iter().map(|p| p.ok).collect::<Vec<_>>();
+        assert_eq!(oks(&full), oks(&short), "{policy}");
+        if !full.recovered {
+            assert!(short.events < full.events / 2, "{} vs {}", short.events, full.events);
+        }
+    }
+}
