@@ -1,6 +1,7 @@
 //! The `rebound` command: backoff schedules, retrying commands, and the retry-storm lab.
 #![forbid(unsafe_code)]
 
+mod advise;
 mod map;
 mod plot;
 mod range;
@@ -24,6 +25,7 @@ struct Cli {
 enum Command {
     Storm(storm::Args),
     Map(map::Args),
+    Advise(advise::Args),
     Sweep(sweep::Args),
 }
 
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Storm(args) => storm::run(args),
         Command::Map(args) => map::run(args),
+        Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
     };
     result.unwrap_or_else(|e| {

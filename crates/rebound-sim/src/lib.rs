@@ -53,6 +53,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]
 
+pub mod advise;
 pub mod capacity;
 pub mod delay;
 pub mod map;
