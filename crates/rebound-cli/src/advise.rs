@@ -115,12 +115,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 e.recovery_s.map_or("-".into(), |s| format!("{s:.0}")),
                 format!("{:.2}", e.amplification),
                 e.peak_concurrency.to_string(),
+                e.gave_up.to_string(),
             ]
         })
         .collect();
     print!(
         "{}",
-        table::render(&["", "policy", "recovered", "recovery_s", "amplification", "peak_concurrency"], &rows)
+        table::render(
+            &["", "policy", "recovered", "recovery_s", "amplification", "peak_concurrency", "gave_up"],
+            &rows
+        )
     );
     Ok(ExitCode::SUCCESS)
 }

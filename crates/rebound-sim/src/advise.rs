@@ -77,6 +77,8 @@ pub struct Evidence {
     pub amplification: f64,
     /// The most requests in the server at once.
     pub peak_concurrency: u64,
+    /// Requests the policy gave up on: recovery bought by dropping work.
+    pub gave_up: u64,
 }
 
 /// The recommendation, its reasons and the evidence.
@@ -261,6 +263,7 @@ pub fn advise(
             recovery_s: r.recovery_s,
             amplification: r.amplification,
             peak_concurrency: r.peak_concurrency,
+            gave_up: r.gave_up,
         })
         .collect();
     Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence })
