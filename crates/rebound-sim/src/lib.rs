@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]
 
+pub mod contend;
 pub mod delay;
 pub mod serde_duration;
 
