@@ -32,6 +32,7 @@
 //! ```
 
 mod model;
+mod queue;
 mod strategy;
 mod sweep;
 

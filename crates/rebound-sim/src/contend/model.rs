@@ -1,18 +1,20 @@
 //! One run of the contention model: N clients, one optimistic-concurrency row, a network.
 //!
-//! The event loop pops the earliest `(time, seq)` event from a binary heap. Only events that
-//! reach the server touch shared state (the row's version), so each client has exactly one event
-//! in flight: its next read or write arriving at the server. A client's own steps (the read
-//! reply arriving, the write leaving at once) happen in between and are folded into the arrival
-//! time of its next server event; this changes no outcome, because they read or write nothing
-//! shared. The heap therefore never holds more than N events.
+//! Only what reaches the server touches shared state (the row's version), and the version
+//! changes only when a write succeeds. So a read need not be an event of its own: a read that
+//! arrives at time `r` sees the version bumped by every success before `r`, and the write that
+//! follows it succeeds exactly when no other write succeeded between `r` and its own arrival,
+//! that is when the last success came before `r`. The event loop therefore pops only writes,
+//! each client having exactly one in flight (the client's own steps, replies arriving and the
+//! next message leaving, are folded into the arrival times). The queue is a loser tree
+//! ([`super::queue`]) with one slot per client, popping by `(time, client)`. A read and a
+//! successful write at the same nanosecond count the read first (it sees the old version).
 
+use super::queue::EventTree;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 use rebound::{Backoff, Policy, PolicyBackoff};
-use std::cmp::Reverse;
-use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::time::Duration;
 
 /// The network: each message takes `|N(mean, sd²)|` (Brooker 2015: mean 10 ms, sd 2 ms).
@@ -35,6 +37,13 @@ impl Network {
     fn delay_ns(&self, rng: &mut SmallRng) -> u64 {
         self.normal.sample(rng).abs() as u64
     }
+
+    /// When the write that follows a read arriving at `read_at` reaches the server: the read's
+    /// reply travels back, and the client sends the write at once.
+    #[inline]
+    fn write_after_read(&self, read_at: u64, rng: &mut SmallRng) -> u64 {
+        read_at.saturating_add(self.delay_ns(rng)).saturating_add(self.delay_ns(rng))
+    }
 }
 
 impl Default for Network {
@@ -56,18 +65,10 @@ pub struct RunOutcome {
     pub gave_up: u64,
 }
 
-/// Where a client's in-flight message is going.
-#[derive(Debug)]
-enum Step {
-    /// A read is on its way to the server.
-    Read,
-    /// A write carrying the version this client read is on its way to the server.
-    Write(u64),
-}
-
+/// A client's write in flight: when its read reached the server (ns).
 #[derive(Debug)]
 struct Client {
-    step: Step,
+    read_at: u64,
     backoff: PolicyBackoff<SmallRng>,
 }
 
@@ -82,50 +83,39 @@ struct Client {
 /// jitter from one seeded with a value derived from `seed` and `i`.
 pub fn run_once(clients: u32, policy: &Policy, network: &Network, seed: u64) -> RunOutcome {
     let mut rng = SmallRng::seed_from_u64(seed);
+    let mut first_writes = Vec::with_capacity(clients as usize);
     let mut state: Vec<Client> = (0..clients)
-        .map(|i| Client {
-            step: Step::Read,
-            backoff: policy.backoff_seeded(super::mix(seed, u64::from(i) + 1)),
+        .map(|i| {
+            let read_at = network.delay_ns(&mut rng);
+            first_writes.push(network.write_after_read(read_at, &mut rng));
+            Client { read_at, backoff: policy.backoff_seeded(super::mix(seed, u64::from(i) + 1)) }
         })
         .collect();
-    let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> =
-        (0..clients).map(|i| Reverse((network.delay_ns(&mut rng), u64::from(i), i))).collect();
-    let mut seq = u64::from(clients);
-    let (mut version, mut out) = (0u64, RunOutcome::default());
-    let mut last_ns = 0u64;
-    while let Some(mut top) = heap.peek_mut() {
-        let Reverse((now, _, id)) = *top;
+    let mut queue = EventTree::new(&first_writes);
+    // One past the arrival time of the last successful write; 0 before any.
+    let mut after_success = 0u64;
+    let (mut out, mut last_ns) = (RunOutcome::default(), 0u64);
+    while let Some((now, id)) = queue.peek() {
+        out.calls += 1;
         let client = &mut state[id as usize];
-        // The reply to this message reaches the client one network delay later.
+        // The reply to this write reaches the client one network delay later.
         let reply = now.saturating_add(network.delay_ns(&mut rng));
-        let next = match client.step {
-            Step::Read => {
-                // The client writes back as soon as the read reply arrives.
-                client.step = Step::Write(version);
-                Some(reply.saturating_add(network.delay_ns(&mut rng)))
-            }
-            Step::Write(read) => {
-                out.calls += 1;
-                if read == version {
-                    version += 1;
-                    None
-                } else {
-                    client.step = Step::Read;
-                    retry_at(&mut client.backoff, reply, network.delay_ns(&mut rng)).or_else(|| {
-                        out.gave_up += 1;
-                        None
-                    })
-                }
-            }
+        let next = if after_success <= client.read_at {
+            after_success = now.saturating_add(1);
+            None
+        } else {
+            let read_at = retry_at(&mut client.backoff, reply, network.delay_ns(&mut rng));
+            out.gave_up += u64::from(read_at.is_none());
+            read_at.map(|r| {
+                client.read_at = r;
+                network.write_after_read(r, &mut rng)
+            })
         };
         match next {
-            Some(at) => {
-                seq += 1;
-                *top = Reverse((at, seq, id));
-            }
+            Some(at) => queue.set(id, at),
             None => {
                 last_ns = last_ns.max(reply);
-                PeekMut::pop(top);
+                queue.retire(id);
             }
         }
     }
