@@ -38,8 +38,11 @@ pub struct Args {
 /// Runs the benchmark.
 ///
 /// # Errors
-/// An out-of-range `--runs`, an unwritable `--plot` path or a plot without a usable font.
+/// A `--policy` given twice, an out-of-range `--runs`, an unwritable `--plot` path or a plot without a usable font.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some((i, s)) = args.policies.iter().enumerate().find(|(i, s)| args.policies[..*i].contains(s)) {
+        anyhow::bail!("invalid --policy `{}`: given twice (as policy {})", s.name, i + 1);
+    }
     let strategies = if args.policies.is_empty() { Strategy::brooker() } else { args.policies };
     let sweep = Sweep {
         strategies,

@@ -16,6 +16,10 @@ const FONTS: [&str; 3] = [
     "/usr/share/fonts/dejavu/DejaVuSans.ttf",
 ];
 
+/// Line colours of the first strategies (distinct on white and for most colour-blind readers).
+const COLORS: [(u8, u8, u8); 6] =
+    [(213, 94, 0), (0, 0, 0), (0, 114, 178), (0, 158, 115), (204, 121, 167), (230, 159, 0)];
+
 /// Checks, before a long sweep, that the path has a known extension and a font is available.
 pub(super) fn check_path(path: &Path) -> anyhow::Result<()> {
     match path.extension().and_then(|e| e.to_str()) {
@@ -75,7 +79,13 @@ where
         .x_label_area_size(36)
         .y_label_area_size(56)
         .build_cartesian_2d(xs.clone(), 0.0..max_calls)?;
-    calls.configure_mesh().x_desc("clients").y_desc("calls").draw()?;
+    calls
+        .configure_mesh()
+        .x_desc("clients")
+        .y_desc("calls")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .draw()?;
     series(&mut calls, sweep, points, |p| p.calls)?;
     let (lo, hi) =
         points.iter().fold((f64::MAX, 1.0f64), |(lo, hi), p| (lo.min(p.time_ms), hi.max(p.time_ms)));
@@ -85,7 +95,12 @@ where
         .x_label_area_size(36)
         .y_label_area_size(64)
         .build_cartesian_2d(xs, ((lo * 0.8).max(0.1)..hi * 1.25).log_scale())?;
-    time.configure_mesh().x_desc("clients").y_desc("time (ms)").draw()?;
+    time.configure_mesh()
+        .x_desc("clients")
+        .y_desc("time (ms)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .draw()?;
     series(&mut time, sweep, points, |p| p.time_ms)?;
     root.present().context("writing the plot")?;
     Ok(())
@@ -104,7 +119,9 @@ where
     Y: Ranged<ValueType = f64>,
 {
     for (i, s) in sweep.strategies.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = COLORS
+            .get(i)
+            .map_or_else(|| Palette99::pick(i).to_rgba(), |&(r, g, b)| RGBColor(r, g, b).to_rgba());
         let line = points.iter().filter(|p| p.policy == s.name).map(|p| (f64::from(p.clients), value(p)));
         chart
             .draw_series(LineSeries::new(line, color.stroke_width(2)))?
