@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod advise;
+mod contend;
 mod map;
 mod plot;
 mod range;
@@ -27,6 +28,9 @@ enum Command {
     Map(map::Args),
     Advise(advise::Args),
     Sweep(sweep::Args),
+    /// Brooker's optimistic-concurrency benchmark: work and completion time of N contending
+    /// clients under each backoff strategy.
+    Contend(contend::Args),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         Command::Map(args) => map::run(args),
         Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Contend(args) => contend::run(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

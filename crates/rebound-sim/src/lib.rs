@@ -55,6 +55,7 @@
 
 pub mod advise;
 pub mod capacity;
+pub mod contend;
 pub mod delay;
 pub mod map;
 pub mod queue;
