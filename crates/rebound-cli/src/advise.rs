@@ -10,10 +10,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// Recommend a retry policy for a system: base from its p99, cap from S2's rule that all clients
-/// retrying at the cap stay within spare capacity, full jitter, a retry limit from the tolerable
-/// recovery time — then show, in a storm simulation of that system (a 30 s pause), how it
-/// recovers against fixed retries and the defaults of backon, the AWS SDKs and gRPC.
+/// Recommend retry parameters for a system, with evidence from the simulator.
+///
+/// Base from the service's p99, cap from S2's rule that all clients retrying at the cap stay
+/// within spare capacity, full jitter, a retry limit from the tolerable recovery time — then a
+/// storm simulation of that system (a 30 s pause) shows how it recovers against fixed retries
+/// and the defaults of backon, the AWS SDKs and gRPC.
 ///
 /// Example: rebound advise --p99 100ms --clients 1000 --rate 100/s --capacity 300/s --recovery 60s
 #[derive(Debug, clap::Args)]
