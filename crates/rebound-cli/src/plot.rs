@@ -45,7 +45,8 @@ const COLORS: [RGBColor; 8] = [
     RGBColor(0x17, 0xbe, 0xcf),
 ];
 
-fn register_font() {
+/// Registers the embedded DejaVu Sans as plotters' "sans-serif" (once).
+pub fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let font: &'static [u8] = include_bytes!("../../../assets/DejaVuSans.ttf");

@@ -6,15 +6,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use rebound_sim::contend::{Point, Sweep};
 use std::path::Path;
-use std::sync::OnceLock;
-
-/// Where a TrueType font is looked for; `REBOUND_FONT` overrides. Debian's fonts-dejavu-core
-/// installs the first.
-const FONTS: [&str; 3] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-];
 
 /// Line colours of the first strategies (distinct on white and for most colour-blind readers).
 const COLORS: [(u8, u8, u8); 6] =
@@ -23,29 +14,12 @@ const COLORS: [(u8, u8, u8); 6] =
 /// Checks, before a long sweep, that the path has a known extension and a font is available.
 pub(super) fn check_path(path: &Path) -> anyhow::Result<()> {
     match path.extension().and_then(|e| e.to_str()) {
-        Some("svg" | "png") => register_font(),
+        Some("svg" | "png") => {
+            crate::plot::register_font();
+            Ok(())
+        }
         _ => bail!("invalid --plot `{}`: the file name must end in .svg or .png", path.display()),
     }
-}
-
-/// Plotters draws text with ab_glyph, which needs a font registered under "sans-serif".
-fn register_font() -> anyhow::Result<()> {
-    static FONT: OnceLock<Result<(), String>> = OnceLock::new();
-    let result = FONT.get_or_init(|| {
-        let candidates: Vec<String> = std::env::var("REBOUND_FONT")
-            .map(|f| vec![f])
-            .unwrap_or_else(|_| FONTS.iter().map(|f| f.to_string()).collect());
-        let bytes = candidates.iter().find_map(|path| std::fs::read(path).ok()).ok_or_else(|| {
-            format!(
-                "no TrueType font found for --plot (looked in {}); install Debian's \
-                 fonts-dejavu-core or set REBOUND_FONT to a .ttf file",
-                candidates.join(", ")
-            )
-        })?;
-        plotters::style::register_font("sans-serif", FontStyle::Normal, Box::leak(bytes.into_boxed_slice()))
-            .map_err(|_| "the font file is not a valid TrueType/OpenType font".to_string())
-    });
-    result.clone().map_err(anyhow::Error::msg)
 }
 
 /// Draws the figure to `path` (.svg or .png, 1200 × 480).
