@@ -3,9 +3,11 @@
 
 mod advise;
 mod contend;
+mod exec;
 mod map;
 mod plot;
 mod range;
+mod schedule;
 mod spec_help;
 mod storm;
 mod sweep;
@@ -24,6 +26,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Schedule(schedule::Args),
+    Exec(exec::Args),
     Storm(storm::Args),
     Map(map::Args),
     Advise(advise::Args),
@@ -36,6 +40,8 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Schedule(args) => schedule::run(args),
+        Command::Exec(args) => exec::run(args),
         Command::Storm(args) => storm::run(args),
         Command::Map(args) => map::run(args),
         Command::Advise(args) => advise::run(args),
