@@ -32,16 +32,22 @@ pub struct Args {
     command: Vec<String>,
 }
 
-/// A set of exit codes, 0–255.
+/// A set of exit codes, 0–255 (a bit set).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ExitCodes([bool; 256]);
+pub struct ExitCodes([u64; 4]);
+
+impl ExitCodes {
+    fn contains(&self, code: u8) -> bool {
+        self.0[usize::from(code / 64)] & (1 << (code % 64)) != 0
+    }
+}
 
 /// Parses `1,7`, `1-5,75`.
 fn parse_codes(s: &str) -> Result<ExitCodes, String> {
     let bad = |p: &str| {
         format!("invalid `--retry-on` entry `{p}`: must be exit codes 0-255, comma-separated, ranges as 1-5")
     };
-    let mut set = [false; 256];
+    let mut set = [0u64; 4];
     for part in s.split(',').map(str::trim) {
         let code = |t: &str| t.trim().parse::<u8>().map_err(|_| bad(part));
         let (lo, hi) = match part.split_once('-') {
@@ -51,7 +57,7 @@ fn parse_codes(s: &str) -> Result<ExitCodes, String> {
         if lo > hi {
             return Err(bad(part));
         }
-        (lo..=hi).for_each(|c| set[usize::from(c)] = true);
+        (lo..=hi).for_each(|c| set[usize::from(c / 64)] |= 1 << (c % 64));
     }
     Ok(ExitCodes(set))
 }
@@ -126,7 +132,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let transient = |e: &AttemptError| match e {
         AttemptError::Spawn(_) => false,
         AttemptError::Exit(c) => {
-            retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.0[usize::from(c)]))
+            retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c)))
         }
         AttemptError::Signal(_) | AttemptError::TimedOut(_) => true,
     };
