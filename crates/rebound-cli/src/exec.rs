@@ -131,9 +131,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let retry_on = args.retry_on;
     let transient = |e: &AttemptError| match e {
         AttemptError::Spawn(_) => false,
-        AttemptError::Exit(c) => {
-            retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c)))
-        }
+        AttemptError::Exit(c) => retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c))),
         AttemptError::Signal(_) | AttemptError::TimedOut(_) => true,
     };
     let announce = |ev: &RetryEvent<'_, AttemptError>| {

@@ -46,10 +46,11 @@ impl Nginx {
                limit_req_zone $binary_remote_addr zone=api:1m rate={rate}r/s;\n  limit_req_status 429;\n\
                server {{\n    listen 127.0.0.1:{port};\n    root {d}/html;\n\
                  location = /ready {{ return 204; }}\n\
-                 location / {{ limit_req zone=api burst={burst} nodelay; error_page 429 = @throttled; }}\n\
+                 location / {{ limit_req zone=api{burst} nodelay; error_page 429 = @throttled; }}\n\
                  location @throttled {{ add_header Retry-After {ra} always; return 429 \"Too many requests\\n\"; }}\n  }}\n}}\n",
             rate = limit.per_second,
-            burst = limit.burst,
+            // nginx rejects `burst=0`; no burst is the same thing.
+            burst = if limit.burst == 0 { String::new() } else { format!(" burst={}", limit.burst) },
             ra = limit.retry_after_s,
         );
         let conf_path = dir.0.join("nginx.conf");
@@ -72,8 +73,11 @@ impl Nginx {
             let mut buf = [0u8; 12];
             s.read(&mut buf).map(|n| n > 0).unwrap_or(false)
         }) {
-            let log = std::fs::read_to_string(nginx.dir.0.join("error.log")).unwrap_or_default();
+            let mut log = std::fs::read_to_string(nginx.dir.0.join("error.log")).unwrap_or_default();
             nginx.stop();
+            if let Some(mut err) = nginx.child.stderr.take() {
+                let _ = err.read_to_string(&mut log);
+            }
             panic!("nginx did not come up on 127.0.0.1:{port}: {log}");
         }
         nginx
