@@ -33,7 +33,8 @@ async fn a_burst_of_s3_clients_all_complete_honouring_retry_after() {
     let client = reqwest::Client::new();
     let policy: Policy = "exponential:base=200ms,factor=2,max-retries=5".parse().unwrap();
     // (wait chosen, hint) for every retry of every client.
-    let waits: Arc<Mutex<Vec<(Duration, Option<Duration>)>>> = Arc::default();
+    type Waits = Vec<(Duration, Option<Duration>)>;
+    let waits: Arc<Mutex<Waits>> = Arc::default();
     let started = Instant::now();
     let clients = (0..10).map(|_| {
         let (client, url, waits) = (client.clone(), url.clone(), waits.clone());
