@@ -54,7 +54,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(GetError::TooManyRequests(_)) => {
                 return Err(format!("Too many requests ({} attempts)", e.attempts).into())
             }
-            _ => return Err(format!("{:?}", e.last).into()),
+            Some(GetError::Transport(t)) => return Err(format!("request failed: {t}").into()),
+            None => return Err(e.last.to_string().into()),
         },
     }
     Ok(())
