@@ -55,7 +55,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 return Err(format!("Too many requests ({} attempts)", e.attempts).into())
             }
             Some(GetError::Transport(t)) => return Err(format!("request failed: {t}").into()),
-            None => return Err(e.last.to_string().into()),
+            None => return Err(format!("{:?}", e.last).into()),
         },
     }
     Ok(())
