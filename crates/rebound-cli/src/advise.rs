@@ -49,7 +49,7 @@ pub struct Args {
 }
 
 /// Parses `R/s` or `R` (requests per second), a finite number > 0.
-fn parse_rate(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {
     let n = s.trim().strip_suffix("/s").unwrap_or(s.trim());
     n.parse::<f64>()
         .ok()

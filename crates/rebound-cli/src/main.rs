@@ -4,10 +4,13 @@
 mod advise;
 mod contend;
 mod exec;
+mod experiment;
+mod load;
 mod map;
 mod plot;
 mod range;
 mod schedule;
+mod serve;
 mod spec_help;
 mod storm;
 mod sweep;
@@ -35,6 +38,34 @@ enum Command {
     /// Brooker's optimistic-concurrency benchmark: work and completion time of N contending
     /// clients under each backoff strategy.
     Contend(contend::Args),
+    /// S5's HTTP server whose delay grows with concurrency.
+    Serve(serve::Args),
+    /// S5's retrying load generator over real HTTP.
+    Load(load::Args),
+    /// Unattended live experiments (`experiment live`: serve, load, SIGSTOP, SIGCONT).
+    #[command(subcommand)]
+    Experiment(experiment::Command),
+}
+
+/// A multi-threaded tokio runtime for the live lab's commands.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(Into::into)
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let term = async move {
+        match term.as_mut() {
+            Some(t) => t.recv().await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
 }
 
 fn main() -> ExitCode {
@@ -47,6 +78,9 @@ fn main() -> ExitCode {
         Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Contend(args) => contend::run(args),
+        Command::Serve(args) => serve::run(args),
+        Command::Load(args) => load::run(args),
+        Command::Experiment(command) => experiment::run(command),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

@@ -1,0 +1,127 @@
+//! `rebound load`: S5's clients over real HTTP (see `rebound_live::load`).
+
+use crate::table;
+use anyhow::{bail, Context, Result};
+use rebound::{Policy, Spec};
+use rebound_live::load::{self, status_line, LoadConfig, LoadReport};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// S5's load generator: CLIENTS clients with exponential think times (Poisson arrivals at
+/// RATE in total), one shared pooled HTTP client, every request retried under --policy
+/// (Retry-After on 429/503 honoured), a per-attempt --timeout. Prints S5's line every 5 s and
+/// a summary; stops by itself after --duration (Ctrl-C / SIGTERM stop it early).
+///
+/// Example: rebound load --url http://127.0.0.1:8070/api --clients 1000 --rate 100/s
+///   --timeout 2s --policy constant:base=100ms --duration 2m
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+pub struct Args {
+    /// The URL to GET.
+    #[arg(long, default_value = "http://127.0.0.1:8070/api")]
+    pub url: String,
+    /// Simulated clients (>= 1).
+    #[arg(long, default_value_t = 1000)]
+    pub clients: u32,
+    /// Total arrivals per second across clients, R/s (e.g. 100/s).
+    #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
+    pub rate: f64,
+    /// Per-attempt timeout (> 0).
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    pub timeout: Duration,
+    /// The retry policy, a Rebound spec (constant, linear or exponential).
+    #[arg(
+        long,
+        default_value = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true"
+    )]
+    pub policy: Spec,
+    /// How long to run (required; the generator always stops by itself).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub duration: Duration,
+    /// At most this many attempts in flight at once (>= 1).
+    #[arg(long, default_value_t = 10_000)]
+    pub max_in_flight: usize,
+    /// Seed of think times and jitter.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The policy of a spec `load` can run.
+pub(crate) fn policy_of(spec: &Spec) -> Result<Policy> {
+    if spec.budget().is_some() || spec.throttle().is_some() {
+        bail!("--policy {spec}: budget= and throttle= are not supported by the live lab");
+    }
+    spec.policy().copied().with_context(|| {
+        format!("--policy {spec}: the live lab runs constant, linear or exponential policies, not responsive")
+    })
+}
+
+impl Args {
+    pub(crate) fn config(&self) -> Result<LoadConfig> {
+        Ok(LoadConfig {
+            url: self.url.clone(),
+            clients: self.clients,
+            rate: self.rate,
+            timeout: self.timeout,
+            policy: policy_of(&self.policy)?,
+            duration: self.duration,
+            max_in_flight: self.max_in_flight,
+            seed: self.seed,
+        })
+    }
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let config = args.config()?;
+    let rt = crate::runtime()?;
+    let json = args.json;
+    let report = rt.block_on(load::run(config, crate::shutdown_signal(), move |series| {
+        if !json && !series.is_empty() && series.len() % 5 == 0 {
+            println!("{}", status_line(series, series.len() - 5, series.len()));
+        }
+    }))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", summary(&report));
+    }
+    if report.ok == 0 {
+        bail!(
+            "no request succeeded{}",
+            report.last_error.as_ref().map(|e| format!(" (last error: {e})")).unwrap_or_default()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The end-of-run summary: totals, latency, attempts per success.
+pub(crate) fn summary(r: &LoadReport) -> String {
+    let secs = r.duration.as_secs_f64().max(1e-9);
+    let rows = [
+        ("ok", r.ok),
+        ("errors", r.errors),
+        ("timedout", r.timedout),
+        ("retries", r.retries),
+        ("gave up", r.gave_up),
+        ("cut at the end", r.cut),
+        ("malformed Retry-After (ignored)", r.malformed_retry_after),
+    ]
+    .iter()
+    .map(|(name, n)| vec![name.to_string(), n.to_string(), format!("{:.1}", *n as f64 / secs)])
+    .collect::<Vec<_>>();
+    let l = &r.latency_ms;
+    format!(
+        "{}latency ms: p50 {:.0}, p90 {:.0}, p99 {:.0}, max {:.0}; attempts per success: {:.2}; ran {:.1} s\n",
+        table::render(&["total", "count", "per second"], &rows),
+        l.p50,
+        l.p90,
+        l.p99,
+        l.max,
+        r.attempts_per_success,
+        secs
+    )
+}

@@ -1,0 +1,76 @@
+//! `rebound serve`: S5's server (see `rebound_live::server`).
+
+use anyhow::{Context, Result};
+use rebound_live::server::{Server, ServerConfig};
+use rebound_sim::DelayModel;
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// S5's HTTP server: each request takes MIN_DELAY * FACTOR^((C - LIMIT) / K) once the C requests
+/// in flight exceed LIMIT, re-checked every 50 ms; abandoned requests keep counting. Prints
+/// `concurrency: C, last delay: D` once a second; `GET /metrics` (Prometheus),
+/// `POST /admin/pause`, `POST /admin/resume`. Ctrl-C or SIGTERM stop it.
+///
+/// Example: rebound serve --listen 127.0.0.1:8070 --concurrency-limit 30 --factor 1.05
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The listen address (loopback unless --allow-remote).
+    #[arg(long, default_value = "127.0.0.1:8070")]
+    listen: SocketAddr,
+    /// Accept a non-loopback --listen address.
+    #[arg(long)]
+    allow_remote: bool,
+    /// The delay at or below the concurrency limit.
+    #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
+    min_delay: Duration,
+    /// Requests in flight served at --min-delay.
+    #[arg(long, default_value_t = 30)]
+    concurrency_limit: u64,
+    /// Delay growth per K requests above the limit (a number >= 1).
+    #[arg(long, default_value_t = 1.05)]
+    factor: f64,
+    /// Requests above the limit per step of --factor (a number > 0).
+    #[arg(long, default_value_t = 15.0)]
+    k: f64,
+    /// Admit at most N requests per second (token bucket of N); others get 429 + Retry-After.
+    #[arg(long, value_name = "N/s", value_parser = parse_limit)]
+    rate_limit: Option<NonZeroU32>,
+}
+
+fn parse_limit(s: &str) -> Result<NonZeroU32, String> {
+    let n = s.trim().strip_suffix("/s").unwrap_or(s.trim());
+    n.parse::<NonZeroU32>().map_err(|_| {
+        format!("invalid rate limit `{s}`: must be N/s with N an integer in 1..=4294967295, e.g. 50/s")
+    })
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let model = DelayModel::new(args.min_delay, args.concurrency_limit, args.factor, args.k)
+        .context("invalid --factor or --k")?;
+    let config = ServerConfig {
+        listen: args.listen,
+        allow_remote: args.allow_remote,
+        model,
+        rate_limit: args.rate_limit,
+    };
+    let rt = crate::runtime()?;
+    rt.block_on(async {
+        let server = Server::bind(&config).await?;
+        let handle = server.handle();
+        println!("listening on http://{}/api", server.local_addr());
+        let status = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                println!("{}", handle.status_line());
+            }
+        });
+        server.run(crate::shutdown_signal()).await.context("rebound serve")?;
+        status.abort();
+        Ok(ExitCode::SUCCESS)
+    })
+}

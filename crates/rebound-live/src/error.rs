@@ -1,0 +1,62 @@
+//! The lab's errors.
+
+use std::net::SocketAddr;
+
+/// Why a server, load run or experiment could not go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LiveError {
+    /// A non-loopback listen address without `allow_remote`.
+    #[error(
+        "--listen {0}: not a loopback address (127.0.0.0/8 or ::1); pass --allow-remote to serve other hosts"
+    )]
+    RemoteListen(SocketAddr),
+    /// A field out of its valid range.
+    #[error("{field} = {value}: expected {expected}")]
+    Invalid {
+        /// The flag or field.
+        field: &'static str,
+        /// The value given.
+        value: String,
+        /// The valid range.
+        expected: &'static str,
+    },
+    /// The target could not be reached before the run.
+    #[error("cannot reach {url}: {reason}")]
+    Unreachable {
+        /// The URL tried.
+        url: String,
+        /// The transport error, with its causes.
+        reason: String,
+    },
+    /// A socket or process operation failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+impl LiveError {
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> LiveError {
+        let what = what.into();
+        move |source| LiveError::Io { what, source }
+    }
+}
+
+/// An error and its causes on one line (`a: b: c`).
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
+}

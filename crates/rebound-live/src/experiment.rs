@@ -1,0 +1,1 @@
+//! The S5 experiment (next commit).

@@ -1,0 +1,22 @@
+//! # Rebound live lab
+//!
+//! The simulator's claims must also hold on a real network stack. This crate rebuilds S5's
+//! experiment (smira/exponential-backoff) with real processes on loopback:
+//!
+//! - [`server`]: an HTTP/1.1 server whose delay grows with its concurrency (S5's
+//!   [`rebound_sim::DelayModel`], the simulator's own code), optionally rate limited (429 +
+//!   `Retry-After`), pausable, with Prometheus metrics.
+//! - [`load`]: many clients with Poisson think times sharing one pooled HTTP client, every
+//!   request retried by [`rebound::retry_async`] under a policy; per-second series.
+//! - [`experiment`]: the whole S5 run unattended — serve, load, `SIGSTOP`, `SIGCONT` — and the
+//!   verdict whether the OK rate came back.
+#![forbid(unsafe_code)]
+#![warn(missing_docs, missing_debug_implementations)]
+
+mod error;
+mod experiment;
+pub mod load;
+pub mod metrics;
+pub mod server;
+
+pub use error::LiveError;

@@ -1,0 +1,291 @@
+//! S5's client side: `clients` simulated clients, each thinking for an exponentially
+//! distributed time (mean `clients / rate`, so arrivals across clients are Poisson at `rate`)
+//! and then making one request, retried by [`rebound::retry_async`] under a policy until it
+//! succeeds or the policy gives up. All clients share one pooled HTTP client. Errors (a
+//! retryable status, a transport error) and per-attempt timeouts are counted apart, per
+//! second, as S5's client does. `Retry-After` on 429/503 is honoured through the executor's
+//! hint (capped at [`rebound::DEFAULT_HINT_CEILING`]).
+//!
+//! The run always ends by itself after `duration`: requests still retrying then are cancelled
+//! and counted as `cut`.
+
+mod record;
+
+pub use record::{status_line, LoadReport, Percentiles, Second};
+
+use crate::error::{chain, LiveError};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Exp};
+use rebound::http::{parse_retry_after, RetryableStatuses};
+use rebound::{retry_async, Failure, Policy, RetryEvent};
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::{watch, Semaphore};
+
+/// A load run's parameters.
+#[derive(Debug, Clone)]
+pub struct LoadConfig {
+    /// The URL every request GETs.
+    pub url: String,
+    /// Simulated clients, ≥ 1.
+    pub clients: u32,
+    /// Mean arrivals per second across all clients, finite and > 0.
+    pub rate: f64,
+    /// Per-attempt timeout, > 0.
+    pub timeout: Duration,
+    /// The retry policy.
+    pub policy: Policy,
+    /// How long the run lasts, > 0.
+    pub duration: Duration,
+    /// At most this many attempts in flight at once (a safety bound), ≥ 1.
+    pub max_in_flight: usize,
+    /// Seed of the think times and the policies' jitter.
+    pub seed: u64,
+}
+
+impl LoadConfig {
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    /// [`LiveError::Invalid`] naming the flag.
+    pub fn validate(&self) -> Result<(), LiveError> {
+        let bad = |field, value: String, expected| Err(LiveError::Invalid { field, value, expected });
+        if self.clients == 0 {
+            return bad("--clients", "0".into(), "at least 1");
+        }
+        if !(self.rate.is_finite() && self.rate > 0.0) {
+            return bad("--rate", format!("{}/s", self.rate), "a finite rate > 0/s");
+        }
+        if self.timeout.is_zero() {
+            return bad("--timeout", "0s".into(), "a duration > 0");
+        }
+        if self.duration.is_zero() {
+            return bad("--duration", "0s".into(), "a duration > 0");
+        }
+        if self.max_in_flight == 0 {
+            return bad("--max-in-flight", "0".into(), "at least 1");
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+enum AttemptError {
+    Status(u16, Option<Duration>),
+    Transport,
+}
+
+struct Ctx {
+    config: LoadConfig,
+    client: reqwest::Client,
+    permits: Semaphore,
+    start: Instant,
+    series: Mutex<Vec<Second>>,
+    latencies: Mutex<Vec<f64>>,
+    in_flight: AtomicU64,
+    gave_up: AtomicU64,
+    cut: AtomicU64,
+    malformed: AtomicU64,
+    last_error: Mutex<Option<String>>,
+}
+
+impl Ctx {
+    fn count(&self, f: impl FnOnce(&mut Second)) {
+        let mut series = self.series.lock().expect("no panics while locked");
+        let i = (self.start.elapsed().as_secs() as usize).min(series.len() - 1);
+        f(&mut series[i]);
+    }
+}
+
+/// Runs the load until `config.duration` has passed or `stop` completes; calls `on_second`
+/// with the series so far once a second.
+///
+/// # Errors
+/// [`LiveError::Invalid`] for a field out of range; [`LiveError::Unreachable`] if a first
+/// request cannot connect (refused, unreachable, no answer within the timeout).
+pub async fn run(
+    config: LoadConfig,
+    stop: impl Future<Output = ()> + Send + 'static,
+    mut on_second: impl FnMut(&[Second]),
+) -> Result<LoadReport, LiveError> {
+    config.validate()?;
+    let client = reqwest::Client::builder()
+        .connect_timeout(config.timeout)
+        .pool_max_idle_per_host(config.max_in_flight)
+        .build()
+        .map_err(|e| LiveError::Unreachable { url: config.url.clone(), reason: chain(&e) })?;
+    preflight(&client, &config).await?;
+    let seconds = config.duration.as_secs_f64().ceil().max(1.0) as u64;
+    let ctx = Arc::new(Ctx {
+        permits: Semaphore::new(config.max_in_flight),
+        client,
+        start: Instant::now(),
+        series: Mutex::new((0..seconds).map(|t| Second { t, ..Second::default() }).collect()),
+        latencies: Mutex::default(),
+        in_flight: AtomicU64::new(0),
+        gave_up: AtomicU64::new(0),
+        cut: AtomicU64::new(0),
+        malformed: AtomicU64::new(0),
+        last_error: Mutex::default(),
+        config,
+    });
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let duration = ctx.config.duration;
+    let stopper = tokio::spawn(async move {
+        tokio::select! { () = tokio::time::sleep(duration) => {}, () = stop => {} }
+        let _ = stop_tx.send(true);
+    });
+    let clients: Vec<_> =
+        (0..ctx.config.clients).map(|i| tokio::spawn(client_loop(ctx.clone(), i, stop_rx.clone()))).collect();
+    tick(&ctx, stop_rx, &mut on_second).await;
+    for c in clients {
+        let _ = c.await;
+    }
+    stopper.abort();
+    Ok(report(&ctx))
+}
+
+async fn preflight(client: &reqwest::Client, config: &LoadConfig) -> Result<(), LiveError> {
+    let unreachable = |reason| LiveError::Unreachable { url: config.url.clone(), reason };
+    match tokio::time::timeout(config.timeout, client.get(&config.url).send()).await {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(e)) => Err(unreachable(chain(&e))),
+        Err(_) => Err(unreachable(format!("no answer within --timeout {:?}", config.timeout))),
+    }
+}
+
+async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl FnMut(&[Second])) {
+    let mut interval = tokio::time::interval_at(
+        tokio::time::Instant::now() + Duration::from_secs(1),
+        Duration::from_secs(1),
+    );
+    loop {
+        tokio::select! {
+            _ = interval.tick() => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
+        let mut series = ctx.series.lock().expect("no panics while locked");
+        let done = (ctx.start.elapsed().as_secs() as usize).min(series.len());
+        if done > 0 {
+            series[done - 1].in_flight = ctx.in_flight.load(Relaxed);
+        }
+        let snapshot = series[..done].to_vec();
+        drop(series);
+        on_second(&snapshot);
+    }
+}
+
+async fn client_loop(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
+    let seed = ctx.config.seed.wrapping_add(u64::from(i));
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let think = Exp::new(ctx.config.rate / f64::from(ctx.config.clients)).expect("rate validated > 0");
+    for n in 0u64.. {
+        let wait = Duration::from_secs_f64(think.sample(&mut rng));
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            _ = stop.wait_for(|s| *s) => return,
+        }
+        tokio::select! {
+            () = request(&ctx, seed.wrapping_mul(0x9E37_79B9).wrapping_add(n)) => {}
+            _ = stop.wait_for(|s| *s) => { ctx.cut.fetch_add(1, Relaxed); return; }
+        }
+    }
+}
+
+async fn request(ctx: &Ctx, seed: u64) {
+    let started = Instant::now();
+    let statuses = RetryableStatuses::default();
+    let result = retry_async(ctx.config.policy.backoff_seeded(seed), || attempt(ctx))
+        .when(|e: &AttemptError| match e {
+            AttemptError::Status(code, _) => statuses.contains(*code),
+            AttemptError::Transport => true,
+        })
+        .hint(|e: &AttemptError| match e {
+            AttemptError::Status(_, hint) => *hint,
+            AttemptError::Transport => None,
+        })
+        .attempt_timeout(ctx.config.timeout)
+        .notify(|ev: &RetryEvent<'_, AttemptError>| {
+            let timed_out = matches!(ev.failure, Failure::TimedOut(_));
+            ctx.count(|s| {
+                s.retries += 1;
+                s.timedout += u64::from(timed_out);
+            });
+        })
+        .call()
+        .await;
+    match result {
+        Ok(()) => {
+            ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3)
+        }
+        Err(e) => {
+            if matches!(e.last, Failure::TimedOut(_)) {
+                ctx.count(|s| s.timedout += 1);
+            }
+            ctx.gave_up.fetch_add(1, Relaxed);
+        }
+    }
+}
+
+struct InFlight<'a>(&'a AtomicU64);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
+    }
+}
+
+async fn attempt(ctx: &Ctx) -> Result<(), AttemptError> {
+    let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
+    ctx.in_flight.fetch_add(1, Relaxed);
+    let _guard = InFlight(&ctx.in_flight);
+    let resp = match ctx.client.get(&ctx.config.url).send().await {
+        Ok(resp) => resp,
+        Err(e) => {
+            ctx.count(|s| s.errors += 1);
+            let msg = chain(&e);
+            *ctx.last_error.lock().expect("no panics while locked") = Some(msg);
+            return Err(AttemptError::Transport);
+        }
+    };
+    let status = resp.status();
+    let header =
+        resp.headers().get(reqwest::header::RETRY_AFTER).map(|v| v.to_str().unwrap_or("").to_string());
+    let _ = resp.bytes().await;
+    if status.is_success() {
+        ctx.count(|s| s.ok += 1);
+        return Ok(());
+    }
+    ctx.count(|s| s.errors += 1);
+    let hint = header.as_deref().and_then(|v| parse_retry_after(v, SystemTime::now()));
+    if header.is_some() && hint.is_none() {
+        ctx.malformed.fetch_add(1, Relaxed);
+    }
+    Err(AttemptError::Status(status.as_u16(), hint))
+}
+
+fn report(ctx: &Ctx) -> LoadReport {
+    let series = ctx.series.lock().expect("no panics while locked").clone();
+    let sum = |f: fn(&Second) -> u64| series.iter().map(f).sum::<u64>();
+    let (ok, errors, timedout, retries) =
+        (sum(|s| s.ok), sum(|s| s.errors), sum(|s| s.timedout), sum(|s| s.retries));
+    let mut latencies = ctx.latencies.lock().expect("no panics while locked").clone();
+    let attempts = ok + errors + timedout;
+    LoadReport {
+        ok,
+        errors,
+        timedout,
+        retries,
+        gave_up: ctx.gave_up.load(Relaxed),
+        cut: ctx.cut.load(Relaxed),
+        malformed_retry_after: ctx.malformed.load(Relaxed),
+        attempts_per_success: if ok == 0 { 0.0 } else { attempts as f64 / ok as f64 },
+        latency_ms: Percentiles::of(&mut latencies),
+        duration: ctx.start.elapsed(),
+        series,
+        last_error: ctx.last_error.lock().expect("no panics while locked").clone(),
+    }
+}
