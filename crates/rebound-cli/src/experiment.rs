@@ -1,13 +1,199 @@
-//! `rebound experiment`: unattended live experiments.
+//! `rebound experiment live`: S5's whole experiment on loopback, one run per policy.
 
-use anyhow::Result;
+use crate::plot::{self, Panel, Series};
+use crate::table;
+use anyhow::{Context, Result};
+use rebound::Spec;
+use rebound_live::experiment::{self, ExperimentConfig, ExperimentReport};
+use rebound_live::load::status_line;
+use serde::Serialize;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 /// The experiments.
 #[derive(Debug, clap::Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// S5 unattended: start `rebound serve`, run the load, SIGSTOP the server after --warmup,
+    /// SIGCONT it after --outage, and report whether and when OK/s came back to >= 90 % of
+    /// its pre-outage level; one run per --policy (about --duration each).
+    ///
+    /// Example: rebound experiment live --plot docs/img/live.png
+    Live(LiveArgs),
+}
+
+/// `experiment live`'s flags.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+pub struct LiveArgs {
+    /// A policy to run (repeatable). Default: S5's fixed 100 ms retry and S5's exponential
+    /// backoff with jitter.
+    #[arg(long = "policy", value_name = "SPEC")]
+    policies: Vec<Spec>,
+    /// Simulated clients (>= 1).
+    #[arg(long, default_value_t = 1000)]
+    clients: u32,
+    /// Total arrivals per second across clients, R/s.
+    #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
+    rate: f64,
+    /// Per-attempt timeout.
+    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    timeout: Duration,
+    /// Length of each run.
+    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    duration: Duration,
+    /// Time from the start of the load to SIGSTOP (> 10 s: the baseline is the 10 s before).
+    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    warmup: Duration,
+    /// Time from SIGSTOP to SIGCONT.
+    #[arg(long, default_value = "15s", value_parser = humantime::parse_duration)]
+    outage: Duration,
+    /// Extra flags for `rebound serve` (the delay model), e.g. "--factor=1.05".
+    #[arg(long = "serve-arg", value_name = "FLAG", allow_hyphen_values = true)]
+    serve_args: Vec<String>,
+    /// At most this many attempts in flight at once.
+    #[arg(long, default_value_t = 10_000)]
+    max_in_flight: usize,
+    /// Seed of think times and jitter.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Draw OK/s and server concurrency over time, one line per policy, to this .svg or .png.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+}
+
+const S5_POLICIES: [&str; 2] = [
+    "constant:base=100ms",
+    "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
+];
+
+#[derive(Serialize)]
+struct Run {
+    policy: String,
+    #[serde(flatten)]
+    report: ExperimentReport,
+}
 
 /// Runs the command.
 pub fn run(command: Command) -> Result<ExitCode> {
-    match command {}
+    let Command::Live(args) = command;
+    anyhow::ensure!(args.warmup >= Duration::from_secs(10), "--warmup {:?}: must be >= 10s", args.warmup);
+    anyhow::ensure!(args.warmup + args.outage < args.duration, "--duration must exceed --warmup + --outage");
+    let specs = if args.policies.is_empty() {
+        S5_POLICIES.iter().map(|s| s.parse()).collect::<Result<Vec<Spec>, _>>()?
+    } else {
+        args.policies.clone()
+    };
+    let exe = std::env::current_exe().context("locating the rebound binary")?;
+    let rt = crate::runtime()?;
+    let mut runs = Vec::new();
+    for spec in &specs {
+        let load = crate::load::Args {
+            url: String::new(),
+            clients: args.clients,
+            rate: args.rate,
+            timeout: args.timeout,
+            policy: spec.clone(),
+            duration: args.duration,
+            max_in_flight: args.max_in_flight,
+            seed: args.seed,
+            json: args.json,
+        }
+        .config()?;
+        let config = ExperimentConfig {
+            server_exe: exe.clone(),
+            server_args: args.serve_args.clone(),
+            load,
+            warmup: args.warmup,
+            outage: args.outage,
+        };
+        if !args.json {
+            println!("== {spec}");
+        }
+        let json = args.json;
+        let report = rt.block_on(experiment::run(config, |s| {
+            if !json && !s.is_empty() && s.len() % 5 == 0 {
+                println!("{:>4} s  {}", s.len(), status_line(s, s.len() - 5, s.len()));
+            }
+        }))?;
+        runs.push(Run { policy: spec.to_string(), report });
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&runs)?);
+    } else {
+        print!("{}", render(&runs));
+    }
+    if let Some(path) = &args.plot {
+        draw(path, &runs)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render(runs: &[Run]) -> String {
+    let rows: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            let e = &r.report;
+            let n = e.load.series.len();
+            let tail = e.load.series[n.saturating_sub(20)..].iter().map(|s| s.ok).sum::<u64>() as f64
+                / 20f64.min(n as f64);
+            let peak = e.server_concurrency.iter().map(|p| p.1).max().unwrap_or(0);
+            vec![
+                r.policy.clone(),
+                format!("{:.1}", e.baseline),
+                format!("{tail:.1}"),
+                e.recovered_after.map_or("no".into(), |s| format!("yes, {s} s after SIGCONT")),
+                peak.to_string(),
+                e.load.timedout.to_string(),
+                format!("{:.2}", e.load.attempts_per_success),
+            ]
+        })
+        .collect();
+    table::render(
+        &[
+            "policy",
+            "OK/s before",
+            "OK/s last 20 s",
+            "recovered",
+            "peak server concurrency",
+            "timed out",
+            "attempts/success",
+        ],
+        &rows,
+    )
+}
+
+fn draw(path: &std::path::Path, runs: &[Run]) -> Result<()> {
+    let outage = runs.first().map(|r| (r.report.outage.0 as f64, r.report.outage.1 as f64));
+    let ok = runs
+        .iter()
+        .map(|r| Series {
+            name: r.policy.clone(),
+            points: r.report.load.series.iter().map(|s| (s.t as f64, s.ok as f64)).collect(),
+        })
+        .collect();
+    let conc = runs
+        .iter()
+        .map(|r| Series {
+            name: r.policy.clone(),
+            points: r.report.server_concurrency.iter().map(|&(t, c)| (t, c as f64)).collect(),
+        })
+        .collect();
+    let panel = |title: &str, y: &str, series| Panel {
+        title: title.into(),
+        x_label: "seconds".into(),
+        y_label: y.into(),
+        series,
+        shade: outage,
+    };
+    plot::draw(
+        path,
+        &[
+            panel("OK per second (server stopped in the shaded span)", "OK/s", ok),
+            panel("requests in the server (scraped from /metrics)", "concurrency", conc),
+        ],
+    )
 }

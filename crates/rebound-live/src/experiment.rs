@@ -1,1 +1,173 @@
-//! The S5 experiment (next commit).
+//! S5's experiment, unattended: start `rebound serve` as a child process, run the load
+//! against it in this process, freeze the server with `SIGSTOP` after a warm-up (a crash as
+//! the clients see it: connections queue, nothing answers), `SIGCONT` it after the outage, and
+//! judge recovery with the simulator's verdicts ([`rebound_sim::report::recovery`]): the OK rate
+//! back to ≥ 90 % of its mean over the 10 s before the outage, for good.
+
+use crate::error::{chain, LiveError};
+use crate::load::{self, LoadConfig, LoadReport, Second};
+use crate::metrics::sample;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use rebound_sim::report::{baseline, recovery};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The recovery verdict's window, in seconds.
+pub const WINDOW: usize = 5;
+
+/// One experiment's parameters.
+#[derive(Debug, Clone)]
+pub struct ExperimentConfig {
+    /// The `rebound` binary to start as `rebound serve --listen 127.0.0.1:PORT ARGS...`.
+    pub server_exe: PathBuf,
+    /// Extra `serve` flags (the delay model).
+    pub server_args: Vec<String>,
+    /// The load; its `url` is replaced by the child server's.
+    pub load: LoadConfig,
+    /// Time from the start of the load to `SIGSTOP`.
+    pub warmup: Duration,
+    /// Time from `SIGSTOP` to `SIGCONT`.
+    pub outage: Duration,
+}
+
+/// One experiment's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentReport {
+    /// The load's report (its series holds OK/s).
+    pub load: LoadReport,
+    /// `(second, requests in the server)` scraped from `/metrics` once a second (none while
+    /// the server is stopped).
+    pub server_concurrency: Vec<(f64, u64)>,
+    /// The outage, `[start, end)` in whole seconds since the load began.
+    pub outage: (u64, u64),
+    /// Mean OK/s over the 10 s before the outage.
+    pub baseline: f64,
+    /// Seconds from `SIGCONT` until OK/s was back to ≥ 90 % of the baseline for good, if ever.
+    pub recovered_after: Option<u64>,
+}
+
+/// The child server: continued and killed when dropped, so no run leaves a stopped process.
+struct ServerProcess(Child);
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = signal(&self.0, Signal::SIGCONT);
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn signal(child: &Child, sig: Signal) -> Result<(), LiveError> {
+    let pid = Pid::from_raw(i32::try_from(child.id()).expect("pids fit in i32"));
+    kill(pid, sig).map_err(|e| LiveError::Io { what: format!("kill -{sig} {pid}"), source: e.into() })
+}
+
+/// Runs the experiment; `on_second` sees the load's series once a second.
+///
+/// # Errors
+/// [`LiveError::Io`] if the server cannot be started or signalled, [`LiveError::Unreachable`]
+/// if it never answers, and the load's errors.
+pub async fn run(
+    config: ExperimentConfig,
+    on_second: impl FnMut(&[Second]),
+) -> Result<ExperimentReport, LiveError> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(LiveError::io("picking a free port"))?
+        .port();
+    let base = format!("http://127.0.0.1:{port}");
+    let child = Command::new(&config.server_exe)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(&config.server_args)
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(LiveError::io(format!("starting {} serve", config.server_exe.display())))?;
+    let child = Arc::new(Mutex::new(ServerProcess(child)));
+    wait_ready(&base, &child).await?;
+    let started = Instant::now();
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let scraper = tokio::spawn(scrape(format!("{base}/metrics"), started, stop_rx));
+    let outage = tokio::spawn(freeze(child.clone(), config.warmup, config.outage));
+    let load = LoadConfig { url: format!("{base}/api"), ..config.load };
+    let result = load::run(load, std::future::pending(), on_second).await;
+    outage.abort();
+    let _ = stop_tx.send(true);
+    let concurrency = scraper.await.unwrap_or_default();
+    drop(child);
+    Ok(verdict(result?, concurrency, config.warmup, config.outage))
+}
+
+async fn wait_ready(base: &str, child: &Mutex<ServerProcess>) -> Result<(), LiveError> {
+    let client = reqwest::Client::new();
+    let mut last = String::from("no answer");
+    for _ in 0..100 {
+        if let Ok(Some(status)) = child.lock().expect("no panics while locked").0.try_wait() {
+            return Err(LiveError::Unreachable {
+                url: base.into(),
+                reason: format!("the server exited: {status}"),
+            });
+        }
+        match client.get(format!("{base}/metrics")).send().await {
+            Ok(_) => return Ok(()),
+            Err(e) => last = chain(&e),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Err(LiveError::Unreachable { url: base.into(), reason: last })
+}
+
+async fn freeze(child: Arc<Mutex<ServerProcess>>, warmup: Duration, outage: Duration) {
+    tokio::time::sleep(warmup).await;
+    let _ = signal(&child.lock().expect("no panics while locked").0, Signal::SIGSTOP);
+    tokio::time::sleep(outage).await;
+    let _ = signal(&child.lock().expect("no panics while locked").0, Signal::SIGCONT);
+}
+
+/// Scrapes `rebound_concurrency` once a second until told to stop.
+async fn scrape(
+    url: String,
+    started: Instant,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Vec<(f64, u64)> {
+    let client =
+        reqwest::Client::builder().timeout(Duration::from_millis(800)).build().expect("a plain client");
+    let mut points = Vec::new();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {}
+            _ = stop.wait_for(|s| *s) => return points,
+        }
+        let text = match client.get(&url).send().await {
+            Ok(r) => r.text().await.ok(),
+            Err(_) => None,
+        };
+        if let Some(c) = text.as_deref().and_then(|t| sample(t, "rebound_concurrency")) {
+            points.push((started.elapsed().as_secs_f64(), c as u64));
+        }
+    }
+}
+
+/// The recovery verdict of a load run with an outage from `warmup` to `warmup + outage`.
+pub fn verdict(
+    load: LoadReport,
+    server: Vec<(f64, u64)>,
+    warmup: Duration,
+    outage: Duration,
+) -> ExperimentReport {
+    let points: Vec<_> = load.series.iter().map(Second::to_point).collect();
+    let (start, end) = (warmup.as_secs(), (warmup + outage).as_secs_f64().ceil() as u64);
+    let base = baseline(&points, Some((start, end)));
+    let recovered_after = recovery(&points, end, WINDOW, base);
+    ExperimentReport {
+        load,
+        server_concurrency: server,
+        outage: (start, end),
+        baseline: base,
+        recovered_after,
+    }
+}

@@ -14,7 +14,7 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod error;
-mod experiment;
+pub mod experiment;
 pub mod load;
 pub mod metrics;
 pub mod server;
