@@ -5,7 +5,6 @@ use crate::table;
 use anyhow::{Context, Result};
 use rebound::Spec;
 use rebound_live::experiment::{self, ExperimentConfig, ExperimentReport};
-use rebound_live::load::status_line;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -113,12 +112,8 @@ pub fn run(command: Command) -> Result<ExitCode> {
         if !args.json {
             println!("== {spec}");
         }
-        let json = args.json;
-        let report = rt.block_on(experiment::run(config, |s| {
-            if !json && !s.is_empty() && s.len() % 5 == 0 {
-                println!("{:>4} s  {}", s.len(), status_line(s, s.len() - 5, s.len()));
-            }
-        }))?;
+        let mut printer = crate::load::Every5s::new(!args.json, "  ");
+        let report = rt.block_on(experiment::run(config, |s| printer.print(s)))?;
         runs.push(Run { policy: spec.to_string(), report });
     }
     if args.json {

@@ -78,13 +78,9 @@ impl Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let config = args.config()?;
     let rt = crate::runtime()?;
-    let json = args.json;
-    let report = rt.block_on(load::run(config, crate::shutdown_signal(), move |series| {
-        if !json && !series.is_empty() && series.len() % 5 == 0 {
-            println!("{}", status_line(series, series.len() - 5, series.len()));
-        }
-    }))?;
-    if json {
+    let mut printer = Every5s::new(!args.json, "");
+    let report = rt.block_on(load::run(config, crate::shutdown_signal(), |s| printer.print(s)))?;
+    if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", summary(&report));
@@ -96,6 +92,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints S5's status line for every whole 5 s window of the series, once.
+pub(crate) struct Every5s {
+    on: bool,
+    indent: &'static str,
+    printed: usize,
+}
+
+impl Every5s {
+    pub(crate) fn new(on: bool, indent: &'static str) -> Self {
+        Every5s { on, indent, printed: 0 }
+    }
+
+    pub(crate) fn print(&mut self, series: &[rebound_live::load::Second]) {
+        while self.on && self.printed + 5 <= series.len() {
+            let to = self.printed + 5;
+            println!("{}{:>4} s  {}", self.indent, to, status_line(series, self.printed, to));
+            self.printed = to;
+        }
+    }
 }
 
 /// The end-of-run summary: totals, latency, attempts per success.

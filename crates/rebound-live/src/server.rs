@@ -24,11 +24,14 @@ use std::num::NonZeroU32;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::watch;
 
 /// S5's tick: the handler re-checks its delay every 50 ms.
 pub const TICK: Duration = Duration::from_millis(50);
+/// The listen backlog: connections the kernel holds for the server while it is stopped. 511 is
+/// what nginx and Redis ask for on Linux, and what the simulator's S5 scenario models.
+pub const BACKLOG: u32 = 511;
 /// How long a shutdown waits for requests in flight before it closes the rest.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
@@ -103,9 +106,7 @@ impl Server {
         if !config.allow_remote && !config.listen.ip().is_loopback() {
             return Err(LiveError::RemoteListen(config.listen));
         }
-        let listener = TcpListener::bind(config.listen)
-            .await
-            .map_err(LiveError::io(format!("--listen {}", config.listen)))?;
+        let listener = listen(config.listen).map_err(LiveError::io(format!("--listen {}", config.listen)))?;
         let shared = Shared {
             model: config.model,
             counters: Counters::default(),
@@ -152,6 +153,13 @@ impl Server {
             () = grace => Ok(()),
         }
     }
+}
+
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
 }
 
 async fn metrics(State(h): State<Handle>) -> Response {

@@ -15,4 +15,5 @@ mod process;
 mod redis;
 
 pub use nginx::{Nginx, RateLimit};
+pub use process::{free_port, wait_ready};
 pub use redis::RedisServer;

@@ -1,0 +1,46 @@
+//! `rebound load` against a real nginx rate limiter (`limit_req`, 429 + `Retry-After: 1`):
+//! retries with backoff complete every request, and nginx never lets more than its rate plus
+//! its burst through in a second.
+
+use rebound_testkit::{Nginx, RateLimit};
+use std::time::{Duration, Instant};
+
+#[test]
+fn backoff_completes_every_request_and_the_limit_holds() {
+    let limit = RateLimit { per_second: 5, burst: 2, retry_after_s: 1 };
+    let nginx = Nginx::start(limit);
+    let started = Instant::now();
+    let out = assert_cmd::Command::cargo_bin("rebound")
+        .unwrap()
+        .timeout(Duration::from_secs(30))
+        .args(["load", "--url", &nginx.url(), "--clients", "6", "--rate", "8/s", "--timeout", "2s"])
+        .args([
+            "--policy",
+            "exponential:base=200ms,factor=2,cap=4s,jitter=full",
+            "--duration",
+            "8s",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(12), "ran past --duration + --timeout");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let num = |k: &str| report[k].as_u64().unwrap();
+    assert!(num("errors") > 0, "8/s against 5 r/s must be refused sometimes: {report}");
+    assert_eq!(num("gave_up"), 0, "backoff completes every request");
+    assert_eq!(num("timedout"), 0);
+    assert!(num("cut") <= 6, "only requests still retrying at the end are cut");
+    assert!(num("malformed_retry_after") == 0);
+    let statuses = nginx.statuses();
+    let passed = statuses.iter().filter(|&&s| s == 200).count() as u64;
+    let refused = statuses.iter().filter(|&&s| s == 429).count() as u64;
+    // The preflight request is the one 200 the report does not count.
+    assert_eq!((passed, refused), (num("ok") + 1, num("errors")));
+    let rate = u64::from(limit.per_second);
+    assert!(passed <= rate * 9 + u64::from(limit.burst), "{passed} passed in ~8 s");
+    for s in report["series"].as_array().unwrap() {
+        let ok = s["ok"].as_u64().unwrap();
+        assert!(ok <= rate + u64::from(limit.burst), "a second with {ok} answers: {report}");
+    }
+}
