@@ -35,8 +35,17 @@ fn backoff_completes_every_request_and_the_limit_holds() {
     let statuses = nginx.statuses();
     let passed = statuses.iter().filter(|&&s| s == 200).count() as u64;
     let refused = statuses.iter().filter(|&&s| s == 429).count() as u64;
-    // The preflight request is the one 200 the report does not count.
-    assert_eq!((passed, refused), (num("ok") + 1, num("errors")));
+    // The preflight request is one 200 the report does not count; a request cut at the end may
+    // have been answered after the load stopped counting.
+    let cut = num("cut");
+    assert!(
+        (num("ok") + 1..=num("ok") + 1 + cut).contains(&passed),
+        "{passed} 200s in nginx's log: {report}"
+    );
+    assert!(
+        (num("errors")..=num("errors") + cut).contains(&refused),
+        "{refused} 429s in nginx's log: {report}"
+    );
     let rate = u64::from(limit.per_second);
     assert!(passed <= rate * 9 + u64::from(limit.burst), "{passed} passed in ~8 s");
     for s in report["series"].as_array().unwrap() {
