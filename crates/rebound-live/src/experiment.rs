@@ -171,3 +171,32 @@ pub fn verdict(
         recovered_after,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_of(oks: &[u64]) -> LoadReport {
+        let series =
+            oks.iter().enumerate().map(|(t, &ok)| Second { t: t as u64, ok, ..Second::default() }).collect();
+        LoadReport { series, ..LoadReport::default() }
+    }
+
+    #[test]
+    fn verdict_finds_the_first_second_back_for_good() {
+        // 12 s at 100/s, stopped 12..15, a few answers, then 95/s from 17 on.
+        let mut oks = vec![100; 12];
+        oks.extend([0, 0, 0, 50, 0]);
+        oks.extend([95; 20]);
+        let r = verdict(run_of(&oks), vec![], Duration::from_secs(12), Duration::from_secs(3));
+        assert_eq!((r.outage, r.baseline, r.recovered_after), ((12, 15), 100.0, Some(2)));
+    }
+
+    #[test]
+    fn verdict_says_no_when_ok_stays_low() {
+        let mut oks = vec![100; 12];
+        oks.extend([0; 20]);
+        let r = verdict(run_of(&oks), vec![], Duration::from_secs(12), Duration::from_secs(3));
+        assert_eq!(r.recovered_after, None);
+    }
+}

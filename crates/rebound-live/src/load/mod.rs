@@ -289,3 +289,37 @@ fn report(ctx: &Ctx) -> LoadReport {
         last_error: ctx.last_error.lock().expect("no panics while locked").clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> LoadConfig {
+        LoadConfig {
+            url: "http://127.0.0.1:1/".into(),
+            clients: 10,
+            rate: 10.0,
+            timeout: Duration::from_secs(1),
+            policy: "constant:base=100ms".parse().unwrap(),
+            duration: Duration::from_secs(1),
+            max_in_flight: 10,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn validation_names_the_flag() {
+        assert!(config().validate().is_ok());
+        let cases = [
+            (LoadConfig { clients: 0, ..config() }, "--clients"),
+            (LoadConfig { rate: f64::NAN, ..config() }, "--rate"),
+            (LoadConfig { rate: 0.0, ..config() }, "--rate"),
+            (LoadConfig { timeout: Duration::ZERO, ..config() }, "--timeout"),
+            (LoadConfig { duration: Duration::ZERO, ..config() }, "--duration"),
+            (LoadConfig { max_in_flight: 0, ..config() }, "--max-in-flight"),
+        ];
+        for (c, flag) in cases {
+            assert!(c.validate().unwrap_err().to_string().starts_with(flag), "{flag}");
+        }
+    }
+}
