@@ -87,7 +87,6 @@ pub fn run(command: Command) -> Result<ExitCode> {
         args.policies.clone()
     };
     let exe = std::env::current_exe().context("locating the rebound binary")?;
-    let rt = crate::runtime()?;
     let mut runs = Vec::new();
     for spec in &specs {
         let load = crate::load::Args {
@@ -113,7 +112,14 @@ pub fn run(command: Command) -> Result<ExitCode> {
             println!("== {spec}");
         }
         let mut printer = crate::load::Every5s::new(!args.json, "  ");
-        let report = rt.block_on(experiment::run(config, |s| printer.print(s)))?;
+        // A fresh runtime per run: nothing of one run (connections, tasks) outlives it.
+        let report = crate::runtime()?.block_on(experiment::run(config, |s| printer.print(s)))?;
+        if report.baseline < 0.5 * args.rate {
+            eprintln!(
+                "warning: OK/s before the outage was {:.1}, under half of --rate {}/s: the machine may be overloaded",
+                report.baseline, args.rate
+            );
+        }
         runs.push(Run { policy: spec.to_string(), report });
     }
     if args.json {

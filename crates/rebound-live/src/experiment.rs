@@ -95,6 +95,7 @@ pub async fn run(
     let load = LoadConfig { url: format!("{base}/api"), ..config.load };
     let result = load::run(load, std::future::pending(), on_second).await;
     outage.abort();
+    let _ = outage.await;
     let _ = stop_tx.send(true);
     let concurrency = scraper.await.unwrap_or_default();
     drop(child);
