@@ -21,6 +21,8 @@ use crate::queue::{nanos, EventQueue, SECOND};
 use crate::retrier::Retrier;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use rebound::budget::RetryCause;
+use rebound::throttle::Admission;
 use rebound::Spec;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -86,6 +88,8 @@ pub struct CapacityReport {
 #[derive(Debug, Clone, Copy)]
 enum Ev {
     Submit(u32),
+    /// A submission the throttle has already admitted (after its pacing wait).
+    Admitted(u32),
     Done(u64),
 }
 
@@ -115,9 +119,28 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
             break;
         }
         match ev {
-            Ev::Submit(c) => {
+            Ev::Submit(c) | Ev::Admitted(c) => {
                 if std::mem::take(&mut fresh[c as usize]) {
-                    retrier.start(c);
+                    retrier.start(c, t);
+                }
+                let admission = if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(t) };
+                match admission {
+                    Admission::Send => {}
+                    Admission::Wait(d) => {
+                        q.push(t.saturating_add(nanos(d)), Ev::Admitted(c));
+                        continue;
+                    }
+                    Admission::Reject => {
+                        match retrier.on_failure(c, t, RetryCause::Error, false) {
+                            Some(d) => q.push(t.saturating_add(nanos(d)), Ev::Submit(c)),
+                            None => {
+                                gave_up += 1;
+                                fresh[c as usize] = true;
+                                q.push(t + think, Ev::Submit(c));
+                            }
+                        }
+                        continue;
+                    }
                 }
                 if current.is_none() {
                     current = Some(c);
@@ -130,7 +153,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                     refused += u64::from(t >= warm);
                     (done_at, gen) = (done_at + refusal, gen + 1);
                     q.push(done_at, Ev::Done(gen));
-                    match retrier.on_failure(c) {
+                    match retrier.on_failure(c, t, RetryCause::Error, true) {
                         Some(d) => q.push(t.saturating_add(nanos(d)), Ev::Submit(c)),
                         None => {
                             gave_up += 1;
@@ -144,7 +167,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                 let c = current.take().expect("a Done event has a job in service");
                 completed += u64::from(t >= warm);
                 fresh[c as usize] = true;
-                let pause = nanos(retrier.on_success(c));
+                let pause = nanos(retrier.on_success(c, t));
                 q.push(t + think.saturating_add(pause), Ev::Submit(c));
                 if let Some(next) = waiting.pop_front() {
                     current = Some(next);

@@ -358,8 +358,8 @@ where
         }
     }
 
-    /// Before an attempt: `Ok(None)` to send it, `Ok(Some(wait))` to wait and ask again, or
-    /// the final error if the throttle rejects it.
+    /// Before an attempt: `Ok(None)` to send it now, `Ok(Some(wait))` to send it after `wait`
+    /// (the throttle reserved it), or the final error if the throttle rejects it.
     #[inline]
     fn admission<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
         let Some(t) = &self.guard.throttle else { return Ok(None) };
