@@ -466,3 +466,32 @@ async fn async_executor_charges_timeouts_double_and_refunds_on_success() {
     assert_eq!(out, Ok(2));
     assert_eq!(quota.available(), 30);
 }
+
+#[test]
+fn the_executor_waits_when_the_rate_limiter_says_so() {
+    let clock = ManualClock::new();
+    let cubic = Arc::new(CubicThrottle::new());
+    // 10 accepted sends/s for 5 s, then a throttle: the bucket turns on at 0.7 W_max ≈ 7/s
+    // with one token.
+    for _ in 0..50 {
+        cubic.on_response(clock.now(), false);
+        clock.advance(Duration::from_millis(100));
+    }
+    cubic.on_response(clock.now(), true);
+    let rate = cubic.rate().0;
+    assert!((rate - 7.0).abs() < 1e-6, "{rate}");
+    let call = || {
+        retry(Policy::default().backoff(), || Ok::<_, ()>(1))
+            .throttle(cubic.clone())
+            .sleeper(&clock)
+            .clock(&clock)
+            .call_outcome()
+            .unwrap()
+    };
+    // The first call takes the token; the second waits for the next one, 1 / rate.
+    assert_eq!(call().slept, Duration::ZERO);
+    let second = call();
+    assert_eq!(second.attempts, 1);
+    let wait = second.slept.as_secs_f64();
+    assert!((wait - 1.0 / rate).abs() < 1e-6, "{wait} vs {}", 1.0 / rate);
+}
