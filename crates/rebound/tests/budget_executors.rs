@@ -85,6 +85,7 @@ fn permanent_errors_neither_spend_the_budget_nor_signal_overload() {
     assert_eq!(grpc.tokens(), 5.0);
 }
 
+#[cfg(feature = "tokio")]
 #[tokio::test(start_paused = true)]
 async fn async_executor_charges_timeouts_double_and_refunds_on_success() {
     let quota = Arc::new(AwsQuota::new(25).unwrap());
