@@ -24,7 +24,8 @@ pub const INDEX_BODY: &str = "rebound ok\n";
 pub struct NginxConfig {
     /// `limit_req_zone ... rate=N r/s`: sustained requests per second, 1..=1_000_000.
     pub rate_per_sec: u32,
-    /// `limit_req ... burst=B nodelay`: extra requests accepted at once above the rate.
+    /// `limit_req ... burst=B nodelay`: extra requests accepted at once above the rate (0: none,
+    /// the `burst` parameter is then left out, as nginx rejects `burst=0`).
     pub burst: u32,
     /// The `Retry-After` value, in whole seconds, sent with every 429.
     pub retry_after_secs: u32,
@@ -138,7 +139,7 @@ fn render_conf(prefix: &Path, port: u16, c: &NginxConfig) -> String {
          \x20   server {{\n\
          \x20       listen 127.0.0.1:{port};\n\
          \x20       root {dir}/html;\n\
-         \x20       limit_req zone=rebound burst={burst} nodelay;\n\
+         \x20       limit_req zone=rebound{burst} nodelay;\n\
          \x20       limit_req_status 429;\n\
          \x20       error_page 429 = @throttled;\n\
          \x20       location / {{ }}\n\
@@ -149,7 +150,7 @@ fn render_conf(prefix: &Path, port: u16, c: &NginxConfig) -> String {
          \x20   }}\n\
          }}\n",
         rate = c.rate_per_sec,
-        burst = c.burst,
+        burst = if c.burst > 0 { format!(" burst={}", c.burst) } else { String::new() },
         retry = c.retry_after_secs,
     )
 }

@@ -43,3 +43,11 @@ fn redis_answers_ping_until_killed() {
 fn missing_binary_panics_clearly() {
     rebound_testkit::find_binary("rebound-no-such-server", "no-such-package");
 }
+
+#[test]
+fn nginx_without_burst_refuses_the_second_quick_request() {
+    let nginx = Nginx::start(NginxConfig { rate_per_sec: 1, burst: 0, retry_after_secs: 2 });
+    assert_eq!(http_get(nginx.port(), "/").status, 200);
+    let refused = http_get(nginx.port(), "/");
+    assert_eq!((refused.status, refused.retry_after.as_deref()), (429, Some("2")));
+}
