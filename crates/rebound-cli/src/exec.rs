@@ -1,183 +1,166 @@
-//! `rebound exec`: run a command, retrying it with backoff while it fails.
-//!
-//! The waiting is the library's blocking executor ([`rebound::retry`]); this module only runs
-//! one attempt (with its timeout), decides which failures are retryable, and maps the final
-//! result to an exit status.
+//! `rebound exec`: run a command, retrying it with backoff when it fails.
 
-use crate::spec_help::SPEC_HELP;
-use rebound::{retry, RetryEvent, Spec};
-use std::fmt;
+use anyhow::{bail, Result};
+use rebound::{retry, Failure, RetryEvent, Spec};
+use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode, ExitStatus};
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-/// The policy used when `--policy` is not given.
+/// The default policy: exponential from 100 ms, doubling, capped at 10 s, full jitter, at most
+/// 5 retries (6 attempts).
 pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter=full,max-retries=5";
 
-/// How often a running attempt is polled for exit when `--timeout` is set.
-const POLL: Duration = Duration::from_millis(5);
-
-/// Arguments of `rebound exec`.
+/// Run a command, retrying it with backoff while it fails.
+///
+/// Each retry is announced on stderr with the wait before it. The exit status is the command's
+/// own last one (128 + N if a signal N killed it, 124 if its last attempt timed out, 127 if it
+/// cannot be run). The command must be safe to run again: retries repeat its effects.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = SPEC_HELP)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
-    /// Backoff policy between attempts. The default waits U[0, 100ms * 2^n] (full jitter),
-    /// capped at 10s, for at most 5 retries (6 attempts).
-    #[arg(long, default_value = DEFAULT_POLICY)]
+    /// The retry policy, as a Rebound spec.
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY)]
     policy: Spec,
-    /// Retry only when the command exits with one of these codes (e.g. `1,7` or `1,100-120`;
-    /// death by signal N counts as 128+N). Default: retry every failure. A timed-out attempt
-    /// is always retried.
-    #[arg(long, value_name = "CODES")]
+    /// Retry only on these exit codes (e.g. `1,7` or `1-5,75`); default: any failure.
+    #[arg(long, value_name = "CODES", value_parser = parse_codes)]
     retry_on: Option<ExitCodes>,
-    /// Per-attempt time limit (humantime, e.g. 500ms or 30s): a longer attempt is killed
-    /// (SIGKILL) and counts as a failure.
+    /// Kill an attempt that runs longer than this (and retry it).
     #[arg(long, value_parser = humantime::parse_duration)]
     timeout: Option<Duration>,
-    /// The command and its arguments (after `--`).
-    #[arg(last = true, required = true, num_args = 1.., value_name = "CMD")]
+    /// The command and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<String>,
 }
 
-/// A set of exit codes 0-255, written as a comma-separated list with ranges (`1,7,100-120`).
-#[derive(Debug, Clone)]
-pub struct ExitCodes([bool; 256]);
+/// A set of exit codes, 0–255 (a bit set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitCodes([u64; 4]);
 
-impl FromStr for ExitCodes {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let mut set = [false; 256];
-        for part in s.split(',').map(str::trim) {
-            let code = |t: &str| t.trim().parse::<u8>().ok();
-            let range = match part.split_once('-') {
-                Some((a, b)) => code(a).zip(code(b)),
-                None => code(part).map(|c| (c, c)),
-            };
-            match range {
-                Some((lo, hi)) if lo <= hi => (lo..=hi).for_each(|c| set[usize::from(c)] = true),
-                _ => {
-                    return Err(format!(
-                        "`{part}` is not an exit code: use codes 0-255, comma-separated, ranges as 1-7"
-                    ))
-                }
-            }
-        }
-        Ok(ExitCodes(set))
+impl ExitCodes {
+    fn contains(&self, code: u8) -> bool {
+        self.0[usize::from(code / 64)] & (1 << (code % 64)) != 0
     }
+}
+
+/// Parses `1,7`, `1-5,75`.
+fn parse_codes(s: &str) -> Result<ExitCodes, String> {
+    let bad = |p: &str| {
+        format!("invalid `--retry-on` entry `{p}`: must be exit codes 0-255, comma-separated, ranges as 1-5")
+    };
+    let mut set = [0u64; 4];
+    for part in s.split(',').map(str::trim) {
+        let code = |t: &str| t.trim().parse::<u8>().map_err(|_| bad(part));
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (code(a)?, code(b)?),
+            None => (code(part)?, code(part)?),
+        };
+        if lo > hi {
+            return Err(bad(part));
+        }
+        (lo..=hi).for_each(|c| set[usize::from(c / 64)] |= 1 << (c % 64));
+    }
+    Ok(ExitCodes(set))
 }
 
 /// How one attempt failed.
 #[derive(Debug)]
 enum AttemptError {
-    /// The command ran and exited with this code (128+N for death by signal N).
-    Exit(u8, ExitStatus),
-    /// The attempt ran past `--timeout` and was killed.
+    Exit(i32),
+    Signal(i32),
     TimedOut(Duration),
-    /// The command could not be started.
     Spawn(std::io::Error),
 }
 
-impl fmt::Display for AttemptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::fmt::Display for AttemptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            AttemptError::Exit(code, status) => match std::os::unix::process::ExitStatusExt::signal(status) {
-                Some(sig) => write!(f, "killed by signal {sig}"),
-                None => write!(f, "exit status {code}"),
-            },
-            AttemptError::TimedOut(d) => {
-                write!(f, "timed out after {}, killed", humantime::format_duration(*d))
-            }
-            AttemptError::Spawn(e) => write!(f, "cannot start: {e}"),
+            AttemptError::Exit(c) => write!(f, "exit status {c}"),
+            AttemptError::Signal(s) => write!(f, "killed by signal {s}"),
+            AttemptError::TimedOut(d) => write!(f, "timed out after {}", millis(*d)),
+            AttemptError::Spawn(e) => write!(f, "cannot run: {e}"),
         }
     }
 }
 
-/// Runs `rebound exec`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+impl AttemptError {
+    /// Our exit status for this failure.
+    fn exit_code(&self) -> u8 {
+        match self {
+            AttemptError::Exit(c) => u8::try_from(*c).unwrap_or(1),
+            AttemptError::Signal(s) => u8::try_from(128 + s).unwrap_or(255),
+            AttemptError::TimedOut(_) => 124,
+            AttemptError::Spawn(e) if e.kind() == std::io::ErrorKind::PermissionDenied => 126,
+            AttemptError::Spawn(_) => 127,
+        }
+    }
+}
+
+/// A duration rounded to milliseconds, humantime-style (`212ms`, `1s 282ms`).
+fn millis(d: Duration) -> humantime::FormattedDuration {
+    humantime::format_duration(Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)))
+}
+
+/// Runs one attempt, killing it after `timeout`.
+fn attempt(cmd: &[String], timeout: Option<Duration>) -> Result<(), AttemptError> {
+    let mut child = Command::new(&cmd[0]).args(&cmd[1..]).spawn().map_err(AttemptError::Spawn)?;
+    let started = Instant::now();
+    let status: ExitStatus = loop {
+        match child.try_wait().map_err(AttemptError::Spawn)? {
+            Some(status) => break status,
+            None if timeout.is_some_and(|t| started.elapsed() >= t) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(AttemptError::TimedOut(started.elapsed()));
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Ok(()),
+        (Some(c), _) => Err(AttemptError::Exit(c)),
+        (None, Some(s)) => Err(AttemptError::Signal(s)),
+        (None, None) => Err(AttemptError::Exit(1)),
+    }
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
     let Some(policy) = args.policy.policy() else {
-        anyhow::bail!(
-            "--policy: `{}` has no retry schedule; use constant, linear or exponential",
-            args.policy
-        );
+        bail!("invalid `--policy`: `exec` needs a constant, linear or exponential policy, not a responsive backoff");
     };
-    let retryable = |e: &AttemptError| match e {
-        AttemptError::Exit(code, _) => args.retry_on.as_ref().is_none_or(|set| set.0[usize::from(*code)]),
-        AttemptError::TimedOut(_) => true,
+    let retry_on = args.retry_on;
+    let transient = |e: &AttemptError| match e {
         AttemptError::Spawn(_) => false,
+        AttemptError::Exit(c) => retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c))),
+        AttemptError::Signal(_) | AttemptError::TimedOut(_) => true,
     };
-    let announce = |event: &RetryEvent<'_, AttemptError>| {
-        let delay = Duration::from_millis(u64::try_from(event.delay.as_millis()).unwrap_or(u64::MAX));
+    let announce = |ev: &RetryEvent<'_, AttemptError>| {
         eprintln!(
             "rebound: attempt {} failed ({}); retrying in {}",
-            event.attempt,
-            event.failure,
-            humantime::format_duration(delay)
+            ev.attempt,
+            ev.failure,
+            millis(ev.delay)
         );
     };
-    let result = retry(policy.backoff(), || attempt(&args.command, args.timeout))
-        .when(retryable)
+    match retry(policy.backoff(), || attempt(&args.command, args.timeout))
+        .when(transient)
         .notify(announce)
-        .call_outcome();
-    match result {
-        Ok(_) => Ok(ExitCode::SUCCESS),
-        Err(err) => {
-            let (attempts, reason) = (err.attempts, err.reason);
-            match err.into_error() {
-                Some(AttemptError::Spawn(e)) => {
-                    eprintln!("error: cannot run `{}`: {e}", args.command[0]);
-                    let not_found = e.kind() == std::io::ErrorKind::NotFound;
-                    Ok(ExitCode::from(if not_found { 127 } else { 126 }))
-                }
-                Some(AttemptError::Exit(code, status)) => {
-                    if attempts > 1 {
-                        eprintln!(
-                            "rebound: giving up after {attempts} attempts ({reason}): {}",
-                            AttemptError::Exit(code, status)
-                        );
-                    }
-                    Ok(ExitCode::from(code))
-                }
-                Some(AttemptError::TimedOut(d)) => {
-                    let d = humantime::format_duration(d);
-                    eprintln!("rebound: giving up after {attempts} attempts ({reason}): timed out after {d}");
-                    Ok(ExitCode::from(124))
-                }
-                None => anyhow::bail!("giving up after {attempts} attempts ({reason})"),
-            }
+        .call()
+    {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!(
+                "rebound: giving up after {} attempt{} ({}): {}",
+                e.attempts,
+                if e.attempts == 1 { "" } else { "s" },
+                e.reason,
+                e.last
+            );
+            Ok(ExitCode::from(match &e.last {
+                Failure::Error(err) => err.exit_code(),
+                Failure::TimedOut(_) => 124,
+                Failure::Rejected => 1,
+            }))
         }
     }
-}
-
-/// Runs the command once, killing it if it runs past `timeout`.
-fn attempt(command: &[String], timeout: Option<Duration>) -> Result<(), AttemptError> {
-    let mut child = Command::new(&command[0]).args(&command[1..]).spawn().map_err(AttemptError::Spawn)?;
-    let status = match timeout {
-        None => child.wait().map_err(AttemptError::Spawn)?,
-        Some(limit) => {
-            let started = Instant::now();
-            loop {
-                if let Some(status) = child.try_wait().map_err(AttemptError::Spawn)? {
-                    break status;
-                }
-                if started.elapsed() >= limit {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(AttemptError::TimedOut(limit));
-                }
-                std::thread::sleep(POLL);
-            }
-        }
-    };
-    if status.success() {
-        return Ok(());
-    }
-    Err(AttemptError::Exit(exit_code(status), status))
-}
-
-/// The shell's convention: the exit code, or 128+N for death by signal N.
-fn exit_code(status: ExitStatus) -> u8 {
-    use std::os::unix::process::ExitStatusExt;
-    let code = status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(1);
-    u8::try_from(code).unwrap_or(1)
 }

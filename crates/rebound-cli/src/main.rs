@@ -1,16 +1,22 @@
-//! The `rebound` command: parse the command line, hand off to one command module, print its
-//! error. Each command lives in its own module exposing `Args` (clap) and
-//! `run(Args) -> anyhow::Result<ExitCode>`; adding a command is one variant and one match arm.
+//! The `rebound` command: backoff schedules, retrying commands, and the retry-storm lab.
 #![forbid(unsafe_code)]
 
+mod advise;
+mod contend;
 mod exec;
+mod map;
+mod plot;
+mod range;
 mod schedule;
 mod spec_help;
+mod storm;
+mod sweep;
+mod table;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-/// Backoff schedules, retrying commands, and the retry-storm lab.
+/// Rebound: retries that do not make outages worse.
 #[derive(Debug, Parser)]
 #[command(name = "rebound", version, about)]
 struct Cli {
@@ -19,12 +25,16 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-#[allow(clippy::large_enum_variant, reason = "parsed once per run; boxing would only add noise")]
 enum Command {
-    /// Print the delays a backoff policy waits before each retry.
     Schedule(schedule::Args),
-    /// Run a command, retrying it with backoff while it fails.
     Exec(exec::Args),
+    Storm(storm::Args),
+    Map(map::Args),
+    Advise(advise::Args),
+    Sweep(sweep::Args),
+    /// Brooker's optimistic-concurrency benchmark: work and completion time of N contending
+    /// clients under each backoff strategy.
+    Contend(contend::Args),
 }
 
 fn main() -> ExitCode {
@@ -32,6 +42,11 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Schedule(args) => schedule::run(args),
         Command::Exec(args) => exec::run(args),
+        Command::Storm(args) => storm::run(args),
+        Command::Map(args) => map::run(args),
+        Command::Advise(args) => advise::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Contend(args) => contend::run(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

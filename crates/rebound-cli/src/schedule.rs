@@ -1,200 +1,166 @@
-//! `rebound schedule`: the delays a policy waits before each retry, or, for a responsive
-//! backoff, the sleep after each outcome of a sequence and S4's metrics.
+//! `rebound schedule`: the delays a policy gives, retry by retry.
 
-use crate::spec_help::SPEC_HELP;
-use rebound::{Policy, Responsive, ResponsiveConfig, ResponsiveMetrics, Spec};
+use crate::table;
+use anyhow::{bail, Result};
+use rebound::{Policy, ResponsiveConfig, ResponsiveState, Spec};
 use serde::Serialize;
 use std::process::ExitCode;
-use std::str::FromStr;
 use std::time::Duration;
 
-/// Arguments of `rebound schedule`.
+/// Print the delay before each retry under a policy, with the cumulative wait.
+///
+/// Example: `rebound schedule exponential:base=1s,factor=2,stop-at=10s` lists 1000, 2000, 4000
+/// and 8000 ms (S1). For `responsive` specs, `--outcomes FFFFFSSSSS` (F failure, S success)
+/// shows the sleep after each outcome and S4's five metrics.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = SPEC_HELP)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
-    /// The policy spec, e.g. `exponential:base=1s,factor=2,stop-at=10s` (see --help).
+    /// The policy, as a Rebound spec.
+    #[arg(value_name = "SPEC")]
     spec: Spec,
-    /// List at most N retries (policies that never stop list exactly N); for `responsive`
-    /// without --outcomes, N failures in a row.
+    /// List at most this many retries (policies that never stop are cut here).
     #[arg(long, default_value_t = 10)]
     retries: u64,
-    /// Seed for the jitter's random numbers: the same seed prints the same schedule.
+    /// Seed the jitter, for a reproducible listing.
     #[arg(long)]
     seed: Option<u64>,
-    /// Print one JSON object instead of a table.
+    /// For `responsive`: the outcomes to feed it, F (failure) or S (success), e.g. FFFFFSSSSS.
+    /// Default: `--retries` failures.
+    #[arg(long)]
+    outcomes: Option<String>,
+    /// Print one JSON document instead of a table.
     #[arg(long)]
     json: bool,
-    /// For `responsive`: outcomes in order, F for failure and S for success, e.g. FFFFFSSSSS.
-    #[arg(long)]
-    outcomes: Option<Outcomes>,
-}
-
-/// A sequence of outcomes written as letters `F` (failure) and `S` (success).
-#[derive(Debug, Clone)]
-pub struct Outcomes(Vec<bool>);
-
-impl FromStr for Outcomes {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        let parse = |(i, c): (usize, char)| match c {
-            'F' | 'f' => Ok(false),
-            'S' | 's' => Ok(true),
-            other => Err(format!(
-                "outcome {} is `{other}`: each outcome must be F (failure) or S (success)",
-                i + 1
-            )),
-        };
-        let outcomes = s.chars().enumerate().map(parse).collect::<Result<Vec<_>, _>>()?;
-        if outcomes.is_empty() {
-            return Err("at least one outcome (F or S) is needed".into());
-        }
-        Ok(Outcomes(outcomes))
-    }
-}
-
-/// Runs `rebound schedule`.
-pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    match args.spec {
-        Spec::Policy(policy) => print_policy(&args, &policy),
-        Spec::Responsive(config) => print_responsive(&args, config),
-        _ => anyhow::bail!("spec kind not supported by `schedule`: {}", args.spec),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
-
-fn print_policy(args: &Args, policy: &Policy) {
-    let delays: Vec<Duration> = match args.seed {
-        Some(seed) => policy.backoff_seeded(seed).take(cap(args.retries)).collect(),
-        None => policy.backoff().take(cap(args.retries)).collect(),
-    };
-    let rows: Vec<(usize, Duration, Duration)> = delays
-        .iter()
-        .scan(Duration::ZERO, |total, &d| {
-            *total = total.saturating_add(d);
-            Some(*total)
-        })
-        .zip(&delays)
-        .enumerate()
-        .map(|(i, (total, &delay))| (i + 1, delay, total))
-        .collect();
-    if args.json {
-        let delays =
-            rows.iter().map(|&(retry, d, t)| DelayRow { retry, delay_ms: ms(d), total_ms: ms(t) }).collect();
-        print_json(&PolicyReport { policy: args.spec.to_string(), delays });
-        return;
-    }
-    println!("policy: {}", args.spec);
-    println!("{:>6}  {:>14}  {:>14}", "retry", "delay (ms)", "total (ms)");
-    for (retry, delay, total) in rows {
-        println!("{retry:>6}  {:>14.3}  {:>14.3}", ms(delay), ms(total));
-    }
-}
-
-fn cap(retries: u64) -> usize {
-    usize::try_from(retries).unwrap_or(usize::MAX)
-}
-
-fn print_responsive(args: &Args, config: ResponsiveConfig) {
-    let outcomes = match &args.outcomes {
-        Some(o) => o.0.clone(),
-        None => vec![false; cap(args.retries)],
-    };
-    let backoff = match args.seed {
-        Some(seed) => Responsive::new_seeded(config, seed),
-        None => Responsive::new(config),
-    };
-    let sleeps: Vec<Option<Duration>> = outcomes
-        .iter()
-        .map(|&ok| if ok { backoff.on_success() } else { Some(backoff.on_failure()) })
-        .collect();
-    let m = backoff.metrics();
-    if args.json {
-        let outcomes = outcomes
-            .iter()
-            .zip(&sleeps)
-            .enumerate()
-            .map(|(i, (&ok, s))| OutcomeRow { n: i + 1, outcome: letter(ok), sleep_ms: s.map_or(0.0, ms) })
-            .collect();
-        let metrics = MetricsRow::from(&m);
-        print_json(&ResponsiveReport { policy: args.spec.to_string(), outcomes, metrics });
-        return;
-    }
-    println!("policy: {}", args.spec);
-    println!("{:>6}  {:>7}  {:>14}", "n", "outcome", "sleep (ms)");
-    for (i, (&ok, sleep)) in outcomes.iter().zip(&sleeps).enumerate() {
-        let sleep = sleep.map_or_else(|| "-".to_string(), |d| format!("{:.3}", ms(d)));
-        println!("{:>6}  {:>7}  {sleep:>14}", i + 1, letter(ok));
-    }
-    println!("TotalInvocation: {}", m.invocations);
-    println!("TotalWentUp:     {}", m.went_up);
-    println!("TotalWentDown:   {}", m.went_down);
-    println!("TotalSlept:      {}", m.slept);
-    println!("TotalSleepTime:  {:.3} ms", ms(m.sleep_time));
-}
-
-fn letter(ok: bool) -> &'static str {
-    if ok {
-        "S"
-    } else {
-        "F"
-    }
-}
-
-fn print_json(report: &impl Serialize) {
-    println!("{}", serde_json::to_string(report).expect("a report serializes"));
-}
-
-/// `--json` for a policy: `{"policy": SPEC, "delays": [...]}`.
-#[derive(Serialize)]
-struct PolicyReport {
-    policy: String,
-    delays: Vec<DelayRow>,
 }
 
 #[derive(Serialize)]
-struct DelayRow {
-    retry: usize,
+struct Delay {
+    retry: u64,
     delay_ms: f64,
     total_ms: f64,
 }
 
-/// `--json` for `responsive`: the sleep after each outcome (0 = none) and S4's metrics.
 #[derive(Serialize)]
-struct ResponsiveReport {
-    policy: String,
-    outcomes: Vec<OutcomeRow>,
-    metrics: MetricsRow,
-}
-
-#[derive(Serialize)]
-struct OutcomeRow {
-    n: usize,
-    outcome: &'static str,
+struct Step {
+    step: usize,
+    outcome: char,
     sleep_ms: f64,
+    current_ms: f64,
 }
 
 #[derive(Serialize)]
-struct MetricsRow {
-    total_invocation: u64,
-    total_went_up: u64,
-    total_went_down: u64,
-    total_slept: u64,
-    total_sleep_time_ms: f64,
+struct PolicyOutput<'a> {
+    policy: String,
+    delays: &'a [Delay],
 }
 
-impl From<&ResponsiveMetrics> for MetricsRow {
-    fn from(m: &ResponsiveMetrics) -> Self {
-        MetricsRow {
-            total_invocation: m.invocations,
-            total_went_up: m.went_up,
-            total_went_down: m.went_down,
-            total_slept: m.slept,
-            total_sleep_time_ms: ms(m.sleep_time),
-        }
+#[derive(Serialize)]
+struct ResponsiveOutput<'a> {
+    policy: String,
+    steps: &'a [Step],
+    metrics: &'a Metrics,
+}
+
+#[derive(Serialize)]
+struct Metrics {
+    invocations: u64,
+    went_up: u64,
+    went_down: u64,
+    slept: u64,
+    sleep_time_ms: f64,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    match (args.spec.policy(), args.spec.responsive()) {
+        (Some(p), _) => policy(&args, p),
+        (None, Some(r)) => responsive(&args, r),
+        (None, None) => bail!("the spec `{}` is neither a policy nor a responsive backoff", args.spec),
     }
+    .map(|()| ExitCode::SUCCESS)
+}
+
+fn policy(args: &Args, p: &Policy) -> Result<()> {
+    let delays: Vec<Delay> = match args.seed {
+        Some(seed) => listing(p.backoff_seeded(seed), args.retries),
+        None => listing(p.backoff(), args.retries),
+    };
+    if args.json {
+        let out = PolicyOutput { policy: args.spec.to_string(), delays: &delays };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("policy: {}", args.spec);
+    let rows: Vec<Vec<String>> = delays
+        .iter()
+        .map(|d| vec![d.retry.to_string(), format!("{:.1}", d.delay_ms), format!("{:.1}", d.total_ms)])
+        .collect();
+    print!("{}", table::render(&["retry", "delay_ms", "total_ms"], &rows));
+    Ok(())
+}
+
+fn listing(backoff: impl Iterator<Item = Duration>, max: u64) -> Vec<Delay> {
+    let mut total = Duration::ZERO;
+    backoff
+        .take(usize::try_from(max).unwrap_or(usize::MAX))
+        .zip(1..)
+        .map(|(d, retry)| {
+            total = total.saturating_add(d);
+            Delay { retry, delay_ms: ms(d), total_ms: ms(total) }
+        })
+        .collect()
+}
+
+fn responsive(args: &Args, config: &ResponsiveConfig) -> Result<()> {
+    let outcomes: Vec<char> = match &args.outcomes {
+        Some(s) => s.chars().filter(|c| !c.is_whitespace()).collect(),
+        None => vec!['F'; usize::try_from(args.retries).unwrap_or(usize::MAX).min(100_000)],
+    };
+    if let Some(bad) = outcomes.iter().find(|c| !matches!(c, 'F' | 'S')) {
+        bail!("invalid `--outcomes` letter `{bad}`: each must be F (failure) or S (success)");
+    }
+    let mut state = ResponsiveState::new_seeded(*config, args.seed.unwrap_or(0));
+    let steps: Vec<Step> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, &o)| {
+            let sleep = if o == 'F' { state.on_failure() } else { state.on_success().unwrap_or_default() };
+            Step { step: i + 1, outcome: o, sleep_ms: ms(sleep), current_ms: ms(state.current()) }
+        })
+        .collect();
+    let m = state.metrics();
+    let metrics = Metrics {
+        invocations: m.invocations,
+        went_up: m.went_up,
+        went_down: m.went_down,
+        slept: m.slept,
+        sleep_time_ms: ms(m.sleep_time),
+    };
+    if args.json {
+        let out = ResponsiveOutput { policy: args.spec.to_string(), steps: &steps, metrics: &metrics };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!("policy: {}", args.spec);
+    let rows: Vec<Vec<String>> = steps
+        .iter()
+        .map(|s| {
+            vec![
+                s.step.to_string(),
+                s.outcome.to_string(),
+                format!("{:.3}", s.sleep_ms),
+                format!("{:.3}", s.current_ms),
+            ]
+        })
+        .collect();
+    print!("{}", table::render(&["step", "outcome", "sleep_ms", "current_ms"], &rows));
+    println!(
+        "metrics: invocations {}, went up {}, went down {}, slept {}, sleep time {:.3} ms",
+        metrics.invocations, metrics.went_up, metrics.went_down, metrics.slept, metrics.sleep_time_ms
+    );
+    Ok(())
 }

@@ -1,156 +1,126 @@
-//! nginx as a rate limiter: `limit_req` at N requests/s with a burst, refusals answered
-//! `429 Too many requests` with `Retry-After: S`, a static file served otherwise.
-//!
-//! The configuration follows `/work/shared/real-servers.md`: the zone key is
-//! `$binary_remote_addr` (an empty key is never counted), the location serves a static file
-//! (a `return` would run before `limit_req` and never be limited), and 429 is routed to a named
-//! location that adds the header. It runs with `master_process off` (one process), so killing
-//! the child we spawned leaves no orphaned worker holding the port.
+//! nginx as a rate limiter: `limit_req` answering 429 with `Retry-After`.
 
-use std::path::{Path, PathBuf};
+use crate::process::{find_binary, free_port, wait_ready, TempDir};
+use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
+use std::time::Duration;
 
-use crate::process::{find_binary, free_port, stop, temp_dir, wait_ready};
-
-/// The body of the static file nginx serves at `/` (and `/index.html`).
-pub const INDEX_BODY: &str = "rebound ok\n";
-
-/// How the rate limiter is configured.
-///
-/// # Default
-/// `rate_per_sec: 5, burst: 2, retry_after_secs: 1` — eight quick requests then get
-/// 200 200 200 429 429 429 429 429.
+/// nginx's `limit_req` settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NginxConfig {
-    /// `limit_req_zone ... rate=N r/s`: sustained requests per second, 1..=1_000_000.
-    pub rate_per_sec: u32,
-    /// `limit_req ... burst=B nodelay`: extra requests accepted at once above the rate (0: none,
-    /// the `burst` parameter is then left out, as nginx rejects `burst=0`).
+pub struct RateLimit {
+    /// Requests per second (`rate=Nr/s`), ≥ 1.
+    pub per_second: u32,
+    /// Requests allowed above the rate at once (`burst=N nodelay`).
     pub burst: u32,
-    /// The `Retry-After` value, in whole seconds, sent with every 429.
-    pub retry_after_secs: u32,
+    /// The `Retry-After` value sent with a 429, in seconds.
+    pub retry_after_s: u32,
 }
 
-impl Default for NginxConfig {
-    fn default() -> Self {
-        NginxConfig { rate_per_sec: 5, burst: 2, retry_after_secs: 1 }
-    }
-}
-
-/// A running nginx on 127.0.0.1, killed (and its prefix directory removed) on drop.
+/// A running nginx on 127.0.0.1 serving `GET /` (a small static file) under a [`RateLimit`]:
+/// requests over the limit get `429` with `Retry-After`. Every request is logged to
+/// [`access_log`](Nginx::access_log) with its status. Killed when dropped.
 #[derive(Debug)]
 pub struct Nginx {
     child: Child,
     port: u16,
-    prefix: PathBuf,
-    config: NginxConfig,
+    dir: TempDir,
 }
 
 impl Nginx {
-    /// Writes a config into a fresh temp prefix, starts `nginx -g 'daemon off;'` on a free port
-    /// of 127.0.0.1, and waits (at most 10 s) until it accepts TCP connections.
+    /// Starts nginx with `limit` and waits (up to 10 s) until it answers.
     ///
     /// # Panics
-    /// If the nginx binary is missing (searched in `PATH` and `/usr/sbin`), if
-    /// `config.rate_per_sec` is 0, or if nginx exits or is not ready in time (the message
-    /// includes its error log).
-    pub fn start(config: NginxConfig) -> Nginx {
-        assert!(config.rate_per_sec > 0, "rebound-testkit: NginxConfig.rate_per_sec must be >= 1");
-        let binary = find_binary("nginx", "nginx");
-        let prefix = temp_dir("nginx");
+    /// If nginx is not installed, or does not come up.
+    pub fn start(limit: RateLimit) -> Nginx {
+        let bin = find_binary("nginx", "nginx");
+        let dir = TempDir::new("nginx");
+        let d = dir.0.display().to_string();
+        std::fs::create_dir_all(dir.0.join("html")).expect("creating html/");
+        std::fs::write(dir.0.join("html/index.html"), "hello from nginx\n").expect("writing index.html");
         let port = free_port();
-        write_prefix(&prefix, port, &config);
-        let child = Command::new(&binary)
+        let conf = format!(
+            // One process (no master and workers), so that killing it stops nginx entirely.
+            "master_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\ndaemon off;\n\
+             events {{ worker_connections 1024; }}\n\
+             http {{\n  access_log {d}/access.log;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
+               fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
+               limit_req_zone $binary_remote_addr zone=api:1m rate={rate}r/s;\n  limit_req_status 429;\n\
+               server {{\n    listen 127.0.0.1:{port};\n    root {d}/html;\n\
+                 location = /ready {{ return 204; }}\n\
+                 location / {{ limit_req zone=api{burst} nodelay; error_page 429 = @throttled; }}\n\
+                 location @throttled {{ add_header Retry-After {ra} always; return 429 \"Too many requests\\n\"; }}\n  }}\n}}\n",
+            rate = limit.per_second,
+            // nginx rejects `burst=0`; no burst is the same thing.
+            burst = if limit.burst == 0 { String::new() } else { format!(" burst={}", limit.burst) },
+            ra = limit.retry_after_s,
+        );
+        let conf_path = dir.0.join("nginx.conf");
+        std::fs::write(&conf_path, conf).expect("writing nginx.conf");
+        let child = Command::new(&bin)
             .arg("-p")
-            .arg(&prefix)
-            .arg("-e")
-            .arg(prefix.join("error.log"))
+            .arg(&dir.0)
             .arg("-c")
-            .arg(prefix.join("nginx.conf"))
-            .args(["-g", "daemon off;"])
+            .arg(&conf_path)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
-            .unwrap_or_else(|e| panic!("rebound-testkit: cannot run {}: {e}", binary.display()));
-        let mut nginx = Nginx { child, port, prefix, config };
-        let log_path = nginx.prefix.join("error.log");
-        let log = || std::fs::read_to_string(&log_path).unwrap_or_default();
-        let ready = || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
-        wait_ready(&mut nginx.child, "nginx", log, ready);
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", bin.display()));
+        let mut nginx = Nginx { child, port, dir };
+        // Ready when it answers; `/ready` is outside the limit (a `return` runs before
+        // `limit_req`), so probing spends none of the test's budget.
+        if !wait_ready(port, Duration::from_secs(10), |mut s| {
+            let _ = s.write_all(b"HEAD /ready HTTP/1.0\r\n\r\n");
+            let mut buf = [0u8; 12];
+            s.read(&mut buf).map(|n| n > 0).unwrap_or(false)
+        }) {
+            let mut log = std::fs::read_to_string(nginx.dir.0.join("error.log")).unwrap_or_default();
+            nginx.stop();
+            if let Some(mut err) = nginx.child.stderr.take() {
+                let _ = err.read_to_string(&mut log);
+            }
+            panic!("nginx did not come up on 127.0.0.1:{port}: {log}");
+        }
         nginx
     }
 
-    /// The TCP port nginx listens on (on 127.0.0.1).
+    /// The port it listens on (127.0.0.1).
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// The URL of the static file: `http://127.0.0.1:PORT/`.
+    /// `http://127.0.0.1:PORT/`.
     pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/", self.port)
     }
 
-    /// The configuration nginx was started with.
-    pub fn config(&self) -> NginxConfig {
-        self.config
+    /// The HTTP statuses nginx logged for `GET /`, in order (readiness probes left out).
+    pub fn statuses(&self) -> Vec<u16> {
+        self.access_log().iter().filter(|(r, _)| !r.contains(" /ready ")).map(|(_, status)| *status).collect()
     }
 
-    /// The temporary prefix directory (config, logs, html), removed on drop.
-    pub fn prefix(&self) -> &Path {
-        &self.prefix
+    /// `(request line, status)` per logged request, in order.
+    pub fn access_log(&self) -> Vec<(String, u16)> {
+        let text = std::fs::read_to_string(self.dir.0.join("access.log")).unwrap_or_default();
+        text.lines()
+            .filter_map(|l| {
+                // combined format: ... "GET / HTTP/1.1" 200 17 "-" "agent"
+                let mut quoted = l.split('"');
+                let request = quoted.nth(1)?.to_string();
+                let status = quoted.next()?.split_whitespace().next()?.parse().ok()?;
+                Some((request, status))
+            })
+            .collect()
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
 impl Drop for Nginx {
     fn drop(&mut self) {
-        stop(&mut self.child);
-        let _ = std::fs::remove_dir_all(&self.prefix);
+        self.stop();
     }
-}
-
-fn write_prefix(prefix: &Path, port: u16, config: &NginxConfig) {
-    let html = prefix.join("html");
-    let write = |path: PathBuf, text: &str| {
-        std::fs::write(&path, text)
-            .unwrap_or_else(|e| panic!("rebound-testkit: cannot write {}: {e}", path.display()))
-    };
-    std::fs::create_dir_all(&html).expect("rebound-testkit: create html dir");
-    std::fs::create_dir_all(prefix.join("tmp")).expect("rebound-testkit: create tmp dir");
-    write(html.join("index.html"), INDEX_BODY);
-    write(prefix.join("nginx.conf"), &render_conf(prefix, port, config));
-}
-
-fn render_conf(prefix: &Path, port: u16, c: &NginxConfig) -> String {
-    let dir = prefix.display();
-    let temps: String = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
-        .iter()
-        .map(|t| format!("    {t}_temp_path {dir}/tmp/{t};\n"))
-        .collect();
-    format!(
-        "master_process off;\n\
-         worker_processes 1;\n\
-         error_log {dir}/error.log;\n\
-         pid {dir}/nginx.pid;\n\
-         events {{ worker_connections 256; }}\n\
-         http {{\n\
-         {temps}    access_log off;\n\
-         \x20   limit_req_zone $binary_remote_addr zone=rebound:1m rate={rate}r/s;\n\
-         \x20   server {{\n\
-         \x20       listen 127.0.0.1:{port};\n\
-         \x20       root {dir}/html;\n\
-         \x20       limit_req zone=rebound{burst} nodelay;\n\
-         \x20       limit_req_status 429;\n\
-         \x20       error_page 429 = @throttled;\n\
-         \x20       location / {{ }}\n\
-         \x20       location @throttled {{\n\
-         \x20           add_header Retry-After {retry} always;\n\
-         \x20           return 429 \"Too many requests\\n\";\n\
-         \x20       }}\n\
-         \x20   }}\n\
-         }}\n",
-        rate = c.rate_per_sec,
-        burst = if c.burst > 0 { format!(" burst={}", c.burst) } else { String::new() },
-        retry = c.retry_after_secs,
-    )
 }

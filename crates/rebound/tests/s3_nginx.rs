@@ -1,88 +1,92 @@
-//! S3 against a real nginx rate limiter (429 + `Retry-After`), with the example's own client
-//! code (`examples/s3_http429.rs`) and the library's async executor.
+//! S3 against a real nginx answering 429 with `Retry-After`: a burst of clients all get through,
+//! and every wait honours the server's hint.
 
-#[path = "../examples/s3_http429.rs"]
-#[allow(dead_code, reason = "the example's `main` and `burst` are not used here")]
-mod s3;
-
-use rebound::{GiveUp, NoSleep, RetryEvent};
-use rebound_testkit::{http_get, Nginx, NginxConfig};
-use s3::{get_with_retries, FetchError};
+use rebound::http::parse_retry_after;
+use rebound::{retry_async, Policy, RetryEvent};
+use rebound_testkit::{Nginx, RateLimit};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
-/// What the notify hook saw: (attempt, server hint, chosen wait).
-type Seen = Arc<Mutex<Vec<(u64, Option<Duration>, Duration)>>>;
-
-fn recorder(seen: &Seen) -> impl FnMut(&RetryEvent<'_, FetchError>) {
-    let seen = Arc::clone(seen);
-    move |e| seen.lock().unwrap().push((e.attempt, e.hint, e.delay))
+#[derive(Debug)]
+enum GetError {
+    TooManyRequests(Option<Duration>),
+    Transport(#[allow(dead_code, reason = "shown by Debug when a test fails")] String),
 }
 
-/// S3's wait before retry n (the attempt that failed is n): `2^n * 100 ms`.
-fn s3_wait(attempt: u64) -> Duration {
-    Duration::from_millis(100 << attempt)
+async fn get(client: &reqwest::Client, url: &str) -> Result<u16, GetError> {
+    let resp = client.get(url).send().await.map_err(|e| GetError::Transport(e.to_string()))?;
+    if resp.status() != reqwest::StatusCode::TOO_MANY_REQUESTS {
+        return Ok(resp.status().as_u16());
+    }
+    let hint = resp
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| parse_retry_after(v, SystemTime::now()));
+    Err(GetError::TooManyRequests(hint))
 }
 
-#[tokio::test]
-async fn a_burst_of_clients_all_complete_and_waits_honour_retry_after() {
-    let nginx = Nginx::start(NginxConfig { rate_per_sec: 5, burst: 2, retry_after_secs: 1 });
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_s3_clients_all_complete_honouring_retry_after() {
+    let nginx = Nginx::start(RateLimit { per_second: 5, burst: 2, retry_after_s: 1 });
+    let url = nginx.url();
+    let client = reqwest::Client::new();
+    let policy: Policy = "exponential:base=200ms,factor=2,max-retries=5".parse().unwrap();
+    // (wait chosen, hint) for every retry of every client.
+    type Waits = Vec<(Duration, Option<Duration>)>;
+    let waits: Arc<Mutex<Waits>> = Arc::default();
     let started = Instant::now();
-    let mut tasks = tokio::task::JoinSet::new();
-    let seen: Seen = Arc::default();
-    for _ in 0..8 {
-        let (url, on_retry) = (nginx.url(), recorder(&seen));
-        tasks.spawn(async move {
-            let client = reqwest::Client::new();
-            let t0 = Instant::now();
-            let outcome = get_with_retries(&client, &url, rebound::TokioSleeper, on_retry).await;
-            (outcome, t0.elapsed())
-        });
+    let clients = (0..10).map(|_| {
+        let (client, url, waits) = (client.clone(), url.clone(), waits.clone());
+        tokio::spawn(async move {
+            retry_async(policy.backoff(), || get(&client, &url))
+                .when(|e: &GetError| matches!(e, GetError::TooManyRequests(_)))
+                .hint(|e: &GetError| match e {
+                    GetError::TooManyRequests(h) => *h,
+                    GetError::Transport(_) => None,
+                })
+                .notify(move |ev: &RetryEvent<'_, GetError>| waits.lock().unwrap().push((ev.delay, ev.hint)))
+                .call_outcome()
+                .await
+        })
+    });
+    let outcomes: Vec<_> = futures_join(clients).await;
+    assert!(started.elapsed() < Duration::from_secs(20));
+    for o in &outcomes {
+        let o = o.as_ref().expect("every client completes within 5 retries");
+        assert_eq!(o.value, 200);
     }
-    let mut retried = 0;
-    while let Some(joined) = tasks.join_next().await {
-        let (outcome, took) = joined.expect("client task");
-        let outcome = outcome.unwrap_or_else(|e| panic!("a client failed: {e}"));
-        assert_eq!((outcome.value.status, outcome.value.body.as_str()), (200, "rebound ok\n"));
-        assert!(took >= outcome.slept, "waited {:?} but reported {:?}", took, outcome.slept);
-        retried += usize::from(outcome.attempts > 1);
+    let waits = waits.lock().unwrap();
+    assert!(!waits.is_empty(), "a burst of 10 against 5 r/s + burst 2 must be throttled");
+    for &(wait, hint) in waits.iter() {
+        assert_eq!(hint, Some(Duration::from_secs(1)), "nginx sends Retry-After: 1");
+        assert!(wait >= Duration::from_secs(1), "the wait {wait:?} honours Retry-After");
     }
-    let seen = seen.lock().unwrap();
-    assert!(retried >= 4 && !seen.is_empty(), "8 clients at 5 r/s + burst 2: most must be refused once");
-    for &(attempt, hint, delay) in seen.iter() {
-        assert_eq!(hint, Some(Duration::from_secs(1)), "every 429 carries Retry-After: 1");
-        assert!(delay >= Duration::from_secs(1), "wait {delay:?} below the server's Retry-After");
-        assert_eq!(delay, s3_wait(attempt).max(Duration::from_secs(1)));
-    }
-    assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
+    let statuses = nginx.statuses();
+    assert_eq!(statuses.iter().filter(|&&s| s == 200).count(), 10);
+    assert_eq!(statuses.iter().filter(|&&s| s == 429).count(), waits.len());
 }
 
 #[tokio::test]
-async fn persistent_429_ends_with_too_many_requests_after_5_retries() {
-    let nginx = Nginx::start(NginxConfig { rate_per_sec: 1, burst: 0, retry_after_secs: 1 });
-    assert_eq!(http_get(nginx.port(), "/").status, 200, "the first request uses the only token");
-    let seen: Seen = Arc::default();
-    let client = reqwest::Client::new();
-    // NoSleep: the six attempts land within the same second, so every one is refused.
-    let err = get_with_retries(&client, &nginx.url(), NoSleep, recorder(&seen))
+async fn a_server_that_keeps_refusing_gives_too_many_requests_after_5_retries() {
+    // 1 request per minute: after the first, everything is 429 for the test's few seconds.
+    let nginx = Nginx::start(RateLimit { per_second: 1, burst: 0, retry_after_s: 0 });
+    let (client, url) = (reqwest::Client::new(), nginx.url());
+    assert_eq!(get(&client, &url).await.unwrap(), 200);
+    let policy: Policy = "exponential:base=10ms,factor=2,max-retries=5".parse().unwrap();
+    let err = retry_async(policy.backoff(), || get(&client, &url))
+        .when(|e: &GetError| matches!(e, GetError::TooManyRequests(_)))
+        .call()
         .await
-        .expect_err("a limiter at 1 r/s refuses six immediate requests");
+        .unwrap_err();
     assert_eq!(err.attempts, 6);
-    assert_eq!(err.reason, GiveUp::Exhausted);
-    assert!(err.to_string().ends_with("Too many requests"), "{err}");
-    assert!(matches!(err.error(), Some(FetchError::TooManyRequests { retry_after: Some(_) })));
-    let waits: Vec<u128> = seen.lock().unwrap().iter().map(|&(_, _, d)| d.as_millis()).collect();
-    // 2^n * 100 ms = 200, 400, 800, 1600, 3200, each raised to Retry-After (1 s) when shorter.
-    assert_eq!(waits, [1000, 1000, 1000, 1600, 3200]);
+    assert!(matches!(err.last.error(), Some(GetError::TooManyRequests(_))));
 }
 
-#[tokio::test]
-async fn other_statuses_return_as_is() {
-    let nginx = Nginx::start(NginxConfig::default());
-    let client = reqwest::Client::new();
-    let url = format!("{}missing", nginx.url());
-    let outcome = get_with_retries(&client, &url, NoSleep, |_: &RetryEvent<'_, FetchError>| {})
-        .await
-        .expect("a 404 is an answer, not a retryable failure");
-    assert_eq!((outcome.value.status, outcome.attempts), (404, 1));
+async fn futures_join<T>(handles: impl Iterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut out = Vec::new();
+    for h in handles {
+        out.push(h.await.expect("the client task does not panic"));
+    }
+    out
 }
