@@ -1,0 +1,140 @@
+//! [`ReboundPolicy`]: a `tower::retry::Policy` driven by a Rebound [`Policy`].
+//!
+//! tower's `Retry` service clones its policy for every request and keeps the clone beside the
+//! response future. The clone is where the per-request state lives: each clone starts a fresh
+//! [`PolicyBackoff`] (its own jitter draw) and notes the time the request started, for the
+//! policy's `max_elapsed`.
+
+use crate::predicate::{RetryErrors, RetryPredicate};
+use rebound::{Backoff, Policy, PolicyBackoff};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio::time::{Instant, Sleep};
+
+/// A `tower::retry::Policy` from a Rebound [`Policy`] (the delays, slept on tokio's timer), a
+/// [`RetryPredicate`] (which results to retry) and a request cloner.
+///
+/// A request is retried only if it could be cloned before it was sent: the cloner returns
+/// `None` for requests that cannot be copied (a streaming body), and those are sent once.
+/// Retried requests must be idempotent (see [`HttpStatuses`](crate::HttpStatuses) for the HTTP
+/// rule).
+///
+/// # Default
+/// [`ReboundPolicy::new`] retries every `Err` ([`RetryErrors`]), draws jitter from entropy and
+/// stops when the policy's stop conditions say so (`max_retries`, `stop_at`, `max_elapsed`).
+pub struct ReboundPolicy<Req, P = RetryErrors> {
+    policy: Policy,
+    predicate: P,
+    cloner: fn(&Req) -> Option<Req>,
+    /// Next seed for a request's backoff, when jitter is seeded.
+    seeds: Option<Arc<AtomicU64>>,
+    backoff: PolicyBackoff,
+    started: Instant,
+}
+
+impl<Req: Clone> ReboundPolicy<Req, RetryErrors> {
+    /// Retries `Err` results of requests that are `Clone`, as `policy` says.
+    pub fn new(policy: Policy) -> Self {
+        Self::with_cloner(policy, |req| Some(req.clone()))
+    }
+}
+
+impl<Req> ReboundPolicy<Req, RetryErrors> {
+    /// Retries `Err` results, copying requests with `cloner` (`None`: not retried). For
+    /// `http::Request<B: Clone>` pass [`clone_http_request`](crate::clone_http_request).
+    pub fn with_cloner(policy: Policy, cloner: fn(&Req) -> Option<Req>) -> Self {
+        ReboundPolicy {
+            policy,
+            predicate: RetryErrors,
+            cloner,
+            seeds: None,
+            backoff: policy.backoff(),
+            started: Instant::now(),
+        }
+    }
+}
+
+impl<Req, P> ReboundPolicy<Req, P> {
+    /// Sets which results are retried.
+    pub fn when<P2>(self, predicate: P2) -> ReboundPolicy<Req, P2> {
+        ReboundPolicy {
+            policy: self.policy,
+            predicate,
+            cloner: self.cloner,
+            seeds: self.seeds,
+            backoff: self.backoff,
+            started: self.started,
+        }
+    }
+
+    /// Makes jitter reproducible: the n-th request (n = 0, 1, …) draws its delays from
+    /// `seed + n × 0x9E3779B97F4A7C15` (wrapping; the golden-ratio increment of SplitMix64).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seeds = Some(Arc::new(AtomicU64::new(seed)));
+        self
+    }
+
+    /// The Rebound policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The delay before the next retry, or `None` when the policy's stop conditions end the
+    /// retries (`max_elapsed` is measured from the request's start on tokio's clock).
+    fn next_delay(&mut self) -> Option<std::time::Duration> {
+        let delay = self.backoff.next_delay()?;
+        match self.policy.max_elapsed() {
+            Some(max) if self.started.elapsed().saturating_add(delay) > max => None,
+            _ => Some(delay),
+        }
+    }
+}
+
+impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
+    /// A copy for one request: a fresh backoff and start time.
+    fn clone(&self) -> Self {
+        let backoff = match &self.seeds {
+            Some(next) => {
+                self.policy.backoff_seeded(next.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed))
+            }
+            None => self.policy.backoff(),
+        };
+        ReboundPolicy {
+            policy: self.policy,
+            predicate: self.predicate.clone(),
+            cloner: self.cloner,
+            seeds: self.seeds.clone(),
+            backoff,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl<Req, P> fmt::Debug for ReboundPolicy<Req, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReboundPolicy")
+            .field("policy", &self.policy)
+            .field("retries", &self.backoff.retries())
+            .field("seeded", &self.seeds.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<Req, Res, E, P> tower::retry::Policy<Req, Res, E> for ReboundPolicy<Req, P>
+where
+    P: RetryPredicate<Req, Res, E>,
+{
+    type Future = Sleep;
+
+    fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Sleep> {
+        if !self.predicate.should_retry(req, result) {
+            return None;
+        }
+        self.next_delay().map(tokio::time::sleep)
+    }
+
+    fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        (self.cloner)(req)
+    }
+}
