@@ -1,0 +1,126 @@
+//! The Redis budget against a real redis-server: gRPC's arithmetic through the Lua script,
+//! several processes sharing one bucket, and the fallback when Redis is slow or killed.
+
+mod common;
+
+use common::RedisServer;
+use rebound_redis::RedisBudget;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const WORKER_URL: &str = "REBOUND_REDIS_TEST_URL";
+const WORKERS: usize = 4;
+const FAILURES_PER_WORKER: usize = 10;
+
+fn budget(url: &str, key: &str) -> RedisBudget {
+    RedisBudget::builder(url, key, 10.0, 0.1).build().unwrap()
+}
+
+#[tokio::test]
+async fn grpc_arithmetic_holds_through_redis() {
+    let server = RedisServer::start();
+    let b = budget(&server.url(), "arith");
+    // gRPC A6: max 10, ratio 0.1: tokens 10 -> 9, 8, 7, 6 allow a retry; 5 is not above 10/2.
+    let grants: Vec<bool> = futures_seq(&b, 5).await;
+    assert_eq!(grants, [true, true, true, true, false]);
+    // At 5 tokens, a failure must leave more than 5: 11 successes (+1.1) then one failure.
+    for _ in 0..10 {
+        b.on_success().await;
+    }
+    assert!(!b.on_failure().await, "5 + 1.0 - 1 = 5 is not above 5");
+    for _ in 0..11 {
+        b.on_success().await;
+    }
+    assert!(b.on_failure().await, "5 + 1.1 - 1 = 5.1 is above 5");
+    assert_eq!((b.fallbacks(), b.is_degraded()), (0, false));
+    assert_eq!(server.command("GET arith").as_deref(), Some("$4"), "5100 milli-tokens stored");
+    let ttl: i64 = server.command("PTTL arith").unwrap().trim_start_matches(':').parse().unwrap();
+    assert!(ttl > 0 && ttl <= 600_000, "the key has a TTL: {ttl} ms");
+}
+
+async fn futures_seq(b: &RedisBudget, n: usize) -> Vec<bool> {
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(b.on_failure().await);
+    }
+    out
+}
+
+/// Run in a child process by `processes_together_never_exceed_one_bucket`; does nothing (and
+/// is ignored) otherwise.
+#[tokio::test]
+#[ignore = "a worker process for processes_together_never_exceed_one_bucket"]
+async fn shared_worker() {
+    let url = std::env::var(WORKER_URL).expect("run by the parent test");
+    let b = budget(&url, "shared");
+    let granted = futures_seq(&b, FAILURES_PER_WORKER).await.into_iter().filter(|g| *g).count();
+    assert_eq!(b.fallbacks(), 0, "the worker reached Redis");
+    println!("granted={granted}");
+}
+
+#[test]
+fn processes_together_never_exceed_one_bucket() {
+    let server = RedisServer::start();
+    let exe = std::env::current_exe().unwrap();
+    let children: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            Command::new(&exe)
+                .args(["--ignored", "--exact", "shared_worker", "--nocapture", "--test-threads=1"])
+                .env(WORKER_URL, server.url())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut total = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "worker failed: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+        let count = stdout.split("granted=").nth(1).and_then(|rest| rest.split_whitespace().next());
+        total += count.expect("worker printed its count").parse::<usize>().unwrap();
+    }
+    // One bucket of 10 grants 4 retries (tokens 9, 8, 7, 6); four local buckets would grant 16.
+    assert_eq!(total, 4, "{WORKERS} processes x {FAILURES_PER_WORKER} failures granted {total} retries");
+}
+
+#[tokio::test]
+async fn a_slow_redis_falls_back_within_the_timeout() {
+    let server = RedisServer::start();
+    let b = budget(&server.url(), "slow");
+    assert!(b.on_failure().await);
+    let port = server.port;
+    let sleeper = std::thread::spawn(move || RedisServer::command_on(port, "DEBUG SLEEP 0.5"));
+    std::thread::sleep(Duration::from_millis(50));
+    let start = Instant::now();
+    assert!(b.on_failure().await, "the local bucket (10 -> 9) allows a retry");
+    let took = start.elapsed();
+    assert!(took < Duration::from_millis(250), "fell back in {took:?}");
+    assert!(b.is_degraded() && b.fallbacks() == 1);
+    sleeper.join().unwrap();
+}
+
+#[tokio::test]
+async fn killing_redis_mid_run_degrades_to_the_local_budget() {
+    let mut server = RedisServer::start();
+    let b = budget(&server.url(), "killed");
+    let mut slowest = Duration::ZERO;
+    for i in 0..200 {
+        if i == 100 {
+            server.kill();
+        }
+        let start = Instant::now();
+        if i % 2 == 0 {
+            b.on_failure().await;
+        } else {
+            b.on_success().await;
+        }
+        slowest = slowest.max(start.elapsed());
+    }
+    assert!(b.is_degraded() && b.fallbacks() >= 1, "calls after the kill used the local bucket");
+    assert!(slowest < Duration::from_millis(250), "no call waited past the timeout: {slowest:?}");
+    // The local bucket works as a gRPC bucket: five straight failures stop the retries.
+    let grants = futures_seq(&b, 12).await;
+    assert!(!grants[11], "the local bucket stops retries: {grants:?}");
+}
