@@ -138,3 +138,47 @@ where
         (self.cloner)(req)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rebound::Jitter;
+    use std::time::Duration;
+    use tower::retry::Policy as _;
+
+    /// The waits one request's policy copy asks for after `n` straight failures.
+    fn waits(service_policy: &ReboundPolicy<u32>, n: usize) -> Vec<Duration> {
+        let mut per_request = service_policy.clone();
+        let mut result: Result<(), ()> = Err(());
+        (0..n)
+            .map_while(|_| per_request.retry(&mut 0, &mut result))
+            .map(|sleep| sleep.deadline() - Instant::now())
+            .collect()
+    }
+
+    fn jittered() -> Policy {
+        Policy::exponential(Duration::from_millis(100), 2.0)
+            .jitter(Jitter::Full)
+            .max_retries(3)
+            .build()
+            .unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn seeded_jitter_repeats_and_differs_between_requests() {
+        let a = ReboundPolicy::new(jittered()).seed(7);
+        let b = ReboundPolicy::new(jittered()).seed(7);
+        let (a1, a2) = (waits(&a, 5), waits(&a, 5));
+        assert_eq!(a1.len(), 3, "max_retries 3");
+        assert_eq!(a1, waits(&b, 5), "same seed, same n-th request, same waits");
+        assert_ne!(a1, a2, "the next request draws other waits");
+        assert!(a1.iter().zip([100, 200, 400]).all(|(w, cap)| *w <= Duration::from_millis(cap)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ok_results_are_not_retried_by_default() {
+        let mut p = ReboundPolicy::<u32>::new(jittered()).clone();
+        assert!(p.retry(&mut 0, &mut Ok::<(), ()>(())).is_none());
+        assert_eq!(tower::retry::Policy::<u32, (), ()>::clone_request(&mut p, &5), Some(5));
+    }
+}
