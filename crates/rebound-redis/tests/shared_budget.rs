@@ -124,3 +124,46 @@ async fn killing_redis_mid_run_degrades_to_the_local_budget() {
     let grants = futures_seq(&b, 12).await;
     assert!(!grants[11], "the local bucket stops retries: {grants:?}");
 }
+
+/// A log sink for a test's tracing events.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_outage_is_logged_once_and_the_recovery_once() {
+    let mut server = RedisServer::start();
+    let port = server.port;
+    let log = Captured::default();
+    let sink = log.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || sink.clone()).with_ansi(false).finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let b = RedisBudget::builder(&server.url(), "outage", 10.0, 0.1)
+        .reprobe(Duration::from_millis(20))
+        .build()
+        .unwrap();
+    b.on_success().await;
+    server.kill();
+    for _ in 0..20 {
+        b.on_success().await;
+        tokio::time::sleep(Duration::from_millis(5)).await; // real time: reprobes Redis
+    }
+    assert!(b.fallbacks() >= 2, "Redis was probed again while down: {}", b.fallbacks());
+    let restarted = RedisServer::start_on(port);
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    b.on_success().await;
+    assert!(!b.is_degraded(), "back on the shared bucket once Redis answers");
+    drop(restarted);
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(text.matches("Redis unreachable, using the local retry budget").count(), 1, "{text}");
+    assert_eq!(text.matches("Redis answers again").count(), 1, "{text}");
+}

@@ -15,6 +15,11 @@ pub struct RedisServer {
 impl RedisServer {
     pub fn start() -> RedisServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        Self::start_on(port)
+    }
+
+    /// A server on `port` (e.g. to restart one that was killed).
+    pub fn start_on(port: u16) -> RedisServer {
         let child = Command::new("redis-server")
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .args(["--enable-debug-command", "local"])
