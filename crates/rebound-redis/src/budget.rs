@@ -1,13 +1,13 @@
 //! [`RedisBudget`]: gRPC's retry token bucket, shared through Redis, with a local fallback.
 
-use crate::store::{RedisBucket, Unavailable};
+use crate::health::Health;
+use crate::sender;
+use crate::shared::{Shared, TOKEN};
+use crate::store::{BucketConfig, RedisBucket};
 use crate::Error;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
-
-/// One token, in the thousandths the bucket counts in.
-const TOKEN: i64 = 1000;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
 
 /// A retry budget (the token bucket of gRPC A6 "Client-side retry throttling") whose tokens
 /// live in Redis, shared by every process and machine that names the same key.
@@ -19,23 +19,29 @@ const TOKEN: i64 = 1000;
 /// processes never grant more than one bucket allows. The key expires after
 /// [`ttl`](RedisBudgetBuilder::ttl) without traffic (the bucket is then full again).
 ///
+/// Two ways to call it:
+/// - **async, exact**: [`on_failure`](Self::on_failure) / [`on_success`](Self::on_success)
+///   await Redis's answer, so the fleet together never exceeds one bucket.
+/// - **blocking, never waits**: [`record_failure`](Self::record_failure) /
+///   [`record_success`](Self::record_success) decide from the count Redis last returned (moved
+///   by this process's changes since) and send the change to Redis from a background thread.
+///   A process sees the others' changes as of its own last call, so a fleet may grant a few
+///   retries more than one bucket: about one per process that has not called since the
+///   others' last failures (two alternating clients of a bucket of 10: 5 retries, not 4).
+///
 /// **A budget must never become a new way to fail**: when Redis does not answer within
 /// [`timeout`](RedisBudgetBuilder::timeout) (default 50 ms) or the connection fails, the call
-/// uses a local bucket with the same settings instead, and logs a `tracing` warning once per
-/// outage (`rebound_redis: Redis unreachable, using the local retry budget`), and an info
-/// event when Redis answers again. While Redis is down it is probed again at most once per
-/// [`reprobe`](RedisBudgetBuilder::reprobe) interval (default 1 s), so a dead Redis costs no
-/// timeout per call.
+/// uses the local count instead (the fleet's last count, moved locally), and logs a `tracing`
+/// warning once per outage (`rebound_redis: Redis unreachable, using the local retry budget`),
+/// and an info event when Redis answers again. While Redis is down it is probed again at most
+/// once per [`reprobe`](RedisBudgetBuilder::reprobe) interval (default 1 s), so a dead Redis
+/// costs no timeout per call.
 #[derive(Debug)]
 pub struct RedisBudget {
+    shared: Arc<Shared>,
     bucket: RedisBucket,
-    max_milli: i64,
-    ratio_milli: i64,
-    local: AtomicI64,
-    down_since: Mutex<Option<Instant>>,
-    reprobe: Duration,
-    warned: AtomicBool,
-    fallbacks: AtomicU64,
+    config: BucketConfig,
+    sender: OnceLock<Option<UnboundedSender<i64>>>,
 }
 
 /// Builds a [`RedisBudget`].
@@ -68,70 +74,54 @@ impl RedisBudget {
     }
 
     /// Records a failed attempt (one token out) and says whether a retry is allowed: `true`
-    /// while the count left stays above `max_tokens / 2`.
+    /// while the count left stays above `max_tokens / 2`. Waits for Redis (at most the timeout).
     pub async fn on_failure(&self) -> bool {
-        let left = self.add(-TOKEN).await;
-        2 * left > self.max_milli
+        self.shared.allows(self.shared.add(&self.bucket, -TOKEN).await)
     }
 
-    /// Records a successful attempt (`token_ratio` tokens in, up to `max_tokens`).
+    /// Records a successful attempt (`token_ratio` tokens in, up to `max_tokens`). Waits for
+    /// Redis (at most the timeout).
     pub async fn on_success(&self) {
-        self.add(self.ratio_milli).await;
+        self.shared.add(&self.bucket, self.shared.ratio_milli).await;
     }
 
-    /// The token count after `delta` (thousandths), from Redis or, when it does not answer, from
-    /// the local bucket.
-    async fn add(&self, delta: i64) -> i64 {
-        if !self.should_try_redis() {
-            return self.add_local(delta);
-        }
-        match self.bucket.add(delta).await {
-            Ok(tokens) => {
-                self.mark_up();
-                tokens
-            }
-            Err(why) => {
-                self.mark_down(&why);
-                self.add_local(delta)
-            }
-        }
+    /// [`on_failure`](Self::on_failure) without waiting: decides from the local count and sends
+    /// the change to Redis in the background.
+    pub fn record_failure(&self) -> bool {
+        self.shared.allows(self.record(-TOKEN))
     }
 
-    fn add_local(&self, delta: i64) -> i64 {
-        let clamp = |t: i64| t.saturating_add(delta).clamp(0, self.max_milli);
-        let prev = self.local.fetch_update(Ordering::AcqRel, Ordering::Acquire, |t| Some(clamp(t)));
-        clamp(prev.unwrap_or_else(|t| t))
+    /// [`on_success`](Self::on_success) without waiting.
+    pub fn record_success(&self) {
+        self.record(self.shared.ratio_milli);
     }
 
-    /// Redis is tried unless it failed less than `reprobe` ago.
-    fn should_try_redis(&self) -> bool {
-        let down = self.down_since.lock().unwrap_or_else(|p| p.into_inner());
-        down.is_none_or(|since| since.elapsed() >= self.reprobe)
-    }
-
-    fn mark_down(&self, why: &Unavailable) {
-        self.fallbacks.fetch_add(1, Ordering::Relaxed);
-        *self.down_since.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
-        if !self.warned.swap(true, Ordering::AcqRel) {
-            tracing::warn!(reason = %why, "rebound_redis: Redis unreachable, using the local retry budget");
+    fn record(&self, delta: i64) -> i64 {
+        let sender = self.sender.get_or_init(|| sender::spawn(self.shared.clone(), self.config.clone()));
+        match sender {
+            Some(tx) if tx.send(delta).is_ok() => self.shared.add_unsent(delta),
+            _ => self.shared.add_local(delta),
         }
     }
 
-    fn mark_up(&self) {
-        let was_down = self.down_since.lock().unwrap_or_else(|p| p.into_inner()).take().is_some();
-        if was_down && self.warned.swap(false, Ordering::AcqRel) {
-            tracing::info!("rebound_redis: Redis answers again, using the shared retry budget");
-        }
+    /// The tokens left, as this process last knew them (Redis's count, or the local one).
+    pub fn tokens(&self) -> f64 {
+        self.shared.add_local(0) as f64 / TOKEN as f64
     }
 
-    /// How many calls fell back to the local bucket because Redis did not answer.
+    /// How many calls fell back to the local count because Redis did not answer.
     pub fn fallbacks(&self) -> u64 {
-        self.fallbacks.load(Ordering::Relaxed)
+        self.shared.health.fallbacks()
     }
 
-    /// Whether the last call to Redis failed (calls use the local bucket until a reprobe works).
+    /// Whether the last call to Redis failed (calls use the local count until a reprobe works).
     pub fn is_degraded(&self) -> bool {
-        self.down_since.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+        self.shared.health.is_degraded()
+    }
+
+    /// Whether changes made by the blocking calls are still on their way to Redis.
+    pub fn has_unsent(&self) -> bool {
+        self.shared.has_unsent()
     }
 }
 
@@ -143,13 +133,13 @@ impl RedisBudgetBuilder {
     }
 
     /// Sets how long one call waits for Redis, connecting included (1 ms – 10 s), before using
-    /// the local bucket.
+    /// the local count.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
-    /// Sets how long calls use the local bucket after Redis failed before trying it again.
+    /// Sets how long calls use the local count after Redis failed before trying it again.
     pub fn reprobe(mut self, reprobe: Duration) -> Self {
         self.reprobe = reprobe;
         self
@@ -173,25 +163,49 @@ impl RedisBudgetBuilder {
         }
         let client = redis::Client::open(self.url.as_str())
             .map_err(|e| Error::Url { url: self.url.clone(), source: e })?;
+        let config = BucketConfig { client, key: self.key, max_milli, ttl: self.ttl, timeout: self.timeout };
         Ok(RedisBudget {
-            bucket: RedisBucket::new(client, self.key, max_milli, self.ttl, self.timeout),
-            max_milli,
-            ratio_milli,
-            local: AtomicI64::new(max_milli),
-            down_since: Mutex::new(None),
-            reprobe: self.reprobe,
-            warned: AtomicBool::new(false),
-            fallbacks: AtomicU64::new(0),
+            shared: Arc::new(Shared::new(max_milli, ratio_milli, Health::new(self.reprobe))),
+            bucket: RedisBucket::new(config.clone()),
+            config,
+            sender: OnceLock::new(),
         })
     }
 }
 
 /// `value` in thousandths, rounded (gRPC keeps three decimal places), if in `[lo, hi]`.
 fn milli(field: &'static str, value: f64, lo: f64, hi: f64, range: &'static str) -> Result<i64, Error> {
-    let ok = value.is_finite() && value >= lo && value <= hi;
-    if ok {
+    if value.is_finite() && value >= lo && value <= hi {
         Ok((value * 1000.0).round() as i64)
     } else {
         Err(Error::config(field, value.to_string(), range))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(b: RedisBudgetBuilder) -> String {
+        b.build().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn bad_settings_name_the_field_and_range() {
+        let url = "redis://127.0.0.1:1/";
+        for (max, ratio, field) in
+            [(0.0, 0.1, "max_tokens"), (1001.0, 0.1, "max_tokens"), (f64::NAN, 0.1, "max_tokens")]
+        {
+            assert!(err(RedisBudget::builder(url, "k", max, ratio)).contains(field));
+        }
+        for ratio in [0.0, -1.0, 11.0, f64::INFINITY] {
+            let e = err(RedisBudget::builder(url, "k", 10.0, ratio));
+            assert!(e.contains("token_ratio") && e.contains("[0.001, max_tokens]"), "{e}");
+        }
+        assert!(err(RedisBudget::builder(url, "k", 10.0, 0.1).ttl(Duration::ZERO)).contains("ttl"));
+        assert!(err(RedisBudget::builder(url, "k", 10.0, 0.1).timeout(Duration::from_secs(11)))
+            .contains("timeout"));
+        assert!(err(RedisBudget::builder("http://x", "k", 10.0, 0.1)).contains("Redis URL"));
+        assert!(RedisBudget::builder(url, "k", 10.0, 0.1).build().is_ok(), "building does not connect");
     }
 }

@@ -25,6 +25,9 @@
 
 mod budget;
 mod error;
+mod health;
+mod sender;
+mod shared;
 mod store;
 
 pub use budget::{RedisBudget, RedisBudgetBuilder};

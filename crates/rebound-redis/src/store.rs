@@ -37,45 +37,37 @@ impl std::fmt::Display for Unavailable {
     }
 }
 
+/// Where the bucket lives and how long to wait for it.
+#[derive(Debug, Clone)]
+pub(crate) struct BucketConfig {
+    pub(crate) client: redis::Client,
+    pub(crate) key: String,
+    pub(crate) max_milli: i64,
+    pub(crate) ttl: Duration,
+    pub(crate) timeout: Duration,
+}
+
 /// The bucket's key and script, and a connection made on first use (and again after an error).
 pub(crate) struct RedisBucket {
-    client: redis::Client,
+    config: BucketConfig,
     conn: tokio::sync::Mutex<Option<MultiplexedConnection>>,
     script: redis::Script,
-    key: String,
-    max_milli: i64,
-    ttl: Duration,
-    timeout: Duration,
 }
 
 impl RedisBucket {
-    pub(crate) fn new(
-        client: redis::Client,
-        key: String,
-        max_milli: i64,
-        ttl: Duration,
-        timeout: Duration,
-    ) -> Self {
-        RedisBucket {
-            client,
-            conn: tokio::sync::Mutex::new(None),
-            script: redis::Script::new(ADD_SCRIPT),
-            key,
-            max_milli,
-            ttl,
-            timeout,
-        }
+    pub(crate) fn new(config: BucketConfig) -> Self {
+        RedisBucket { config, conn: tokio::sync::Mutex::new(None), script: redis::Script::new(ADD_SCRIPT) }
     }
 
     /// Adds `delta_milli` (negative to withdraw) and returns the new count, all within the
     /// timeout (connecting included). Runs the script by EVALSHA (EVAL once if Redis has not
     /// seen it). On any failure the connection is dropped, to be made anew next time.
     pub(crate) async fn add(&self, delta_milli: i64) -> Result<i64, Unavailable> {
-        let result = tokio::time::timeout(self.timeout, self.add_untimed(delta_milli)).await;
-        let outcome = match result {
+        let timeout = self.config.timeout;
+        let outcome = match tokio::time::timeout(timeout, self.add_untimed(delta_milli)).await {
             Ok(Ok(tokens)) => return Ok(tokens),
             Ok(Err(e)) => Unavailable::Error(e),
-            Err(_) => Unavailable::Slow(self.timeout),
+            Err(_) => Unavailable::Slow(timeout),
         };
         *self.conn.lock().await = None;
         Err(outcome)
@@ -83,14 +75,9 @@ impl RedisBucket {
 
     async fn add_untimed(&self, delta_milli: i64) -> redis::RedisResult<i64> {
         let mut conn = self.connection().await?;
-        let ttl_ms = u64::try_from(self.ttl.as_millis()).unwrap_or(u64::MAX);
-        self.script
-            .key(&self.key)
-            .arg(self.max_milli)
-            .arg(delta_milli)
-            .arg(ttl_ms)
-            .invoke_async(&mut conn)
-            .await
+        let c = &self.config;
+        let ttl_ms = u64::try_from(c.ttl.as_millis()).unwrap_or(u64::MAX);
+        self.script.key(&c.key).arg(c.max_milli).arg(delta_milli).arg(ttl_ms).invoke_async(&mut conn).await
     }
 
     /// A handle on the shared connection (multiplexed: clones share one socket).
@@ -99,7 +86,7 @@ impl RedisBucket {
         if let Some(conn) = slot.as_ref() {
             return Ok(conn.clone());
         }
-        let conn = self.client.get_multiplexed_async_connection().await?;
+        let conn = self.config.client.get_multiplexed_async_connection().await?;
         *slot = Some(conn.clone());
         Ok(conn)
     }
@@ -107,11 +94,6 @@ impl RedisBucket {
 
 impl std::fmt::Debug for RedisBucket {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisBucket")
-            .field("key", &self.key)
-            .field("max_milli", &self.max_milli)
-            .field("ttl", &self.ttl)
-            .field("timeout", &self.timeout)
-            .finish_non_exhaustive()
+        f.debug_struct("RedisBucket").field("config", &self.config).finish_non_exhaustive()
     }
 }

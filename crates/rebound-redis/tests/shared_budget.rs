@@ -167,3 +167,49 @@ async fn an_outage_is_logged_once_and_the_recovery_once() {
     assert_eq!(text.matches("Redis unreachable, using the local retry budget").count(), 1, "{text}");
     assert_eq!(text.matches("Redis answers again").count(), 1, "{text}");
 }
+
+/// Waits (bounded, 2 s) until the blocking calls' changes have reached Redis.
+fn wait_sent(b: &RedisBudget) {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while b.has_unsent() {
+        assert!(Instant::now() < deadline, "changes not sent to Redis within 2 s");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn blocking_calls_share_the_bucket_through_the_background_sender() {
+    let server = RedisServer::start();
+    let (a, b) = (budget(&server.url(), "blocking"), budget(&server.url(), "blocking"));
+    let mut granted = 0;
+    for _ in 0..5 {
+        for budget in [&a, &b] {
+            granted += usize::from(budget.record_failure());
+            wait_sent(budget);
+        }
+    }
+    // Each client decides from Redis's count as of its own last call, so it misses the other's
+    // failure since: one retry more than the exact async path's 4 (two local buckets: 8).
+    assert_eq!(granted, 5, "two clients of one bucket of 10, each one call behind the other");
+    assert_eq!(server.command("GET blocking").as_deref(), Some("$1"), "0 tokens left: 10 failures");
+    a.record_success();
+    wait_sent(&a);
+    assert!((a.tokens() - 0.1).abs() < 1e-9, "{}", a.tokens());
+    assert_eq!((a.fallbacks(), b.fallbacks()), (0, 0));
+}
+
+#[test]
+fn blocking_calls_never_wait_for_a_dead_redis() {
+    let mut server = RedisServer::start();
+    let b = budget(&server.url(), "dead");
+    assert!(b.record_failure());
+    wait_sent(&b);
+    server.kill();
+    let start = Instant::now();
+    let grants: Vec<bool> = (0..6).map(|_| b.record_failure()).collect();
+    assert!(start.elapsed() < Duration::from_millis(20), "{:?}", start.elapsed());
+    // 10 -> 9 in Redis, then locally 8, 7, 6 allowed, 5 and 4 not.
+    assert_eq!(grants, [true, true, true, false, false, false]);
+    wait_sent(&b);
+    assert!(b.is_degraded() && b.fallbacks() >= 1);
+}
