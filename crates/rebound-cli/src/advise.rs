@@ -1,0 +1,132 @@
+//! `rebound advise`: recommended backoff parameters for a system, with the evidence.
+
+use crate::table;
+use anyhow::{anyhow, Context, Result};
+use rayon::prelude::*;
+use rebound_sim::advise::{advise, Inputs};
+use rebound_sim::storm;
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Recommend retry parameters for a system, with evidence from the simulator.
+///
+/// Base from the service's p99, cap from S2's rule that all clients retrying at the cap stay
+/// within spare capacity, full jitter, a retry limit from the tolerable recovery time — then a
+/// storm simulation of that system (a 30 s pause) shows how it recovers against fixed retries
+/// and the defaults of backon, the AWS SDKs and gRPC.
+///
+/// Example: rebound advise --p99 100ms --clients 1000 --rate 100/s --capacity 300/s --recovery 60s
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The service's p99 latency (e.g. 100ms).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    p99: Option<Duration>,
+    /// Number of clients.
+    #[arg(long)]
+    clients: Option<u32>,
+    /// The clients' total request rate, R/s (e.g. 100/s).
+    #[arg(long, value_parser = parse_rate)]
+    rate: Option<f64>,
+    /// The server's capacity, C/s (e.g. 300/s).
+    #[arg(long, value_parser = parse_rate)]
+    capacity: Option<f64>,
+    /// The longest tolerable recovery after an outage (e.g. 60s).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    recovery: Option<Duration>,
+    /// A TOML file with the same keys (p99, clients, rate, capacity, recovery); flags override it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print one JSON document (its `spec` field is the recommended spec).
+    #[arg(long)]
+    json: bool,
+}
+
+/// Parses `R/s` or `R` (requests per second), a finite number > 0.
+fn parse_rate(s: &str) -> Result<f64, String> {
+    let n = s.trim().strip_suffix("/s").unwrap_or(s.trim());
+    n.parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .ok_or_else(|| format!("invalid rate `{s}`: must be R/s with R a number > 0, e.g. 100/s"))
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileInputs {
+    p99: Option<String>,
+    clients: Option<u32>,
+    rate: Option<String>,
+    capacity: Option<String>,
+    recovery: Option<String>,
+}
+
+fn inputs(args: &Args) -> Result<Inputs> {
+    let file: FileInputs = match &args.config {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+        }
+        None => FileInputs::default(),
+    };
+    let missing = |key: &str| anyhow!("missing `{key}`: give --{key} or set it in --config");
+    let duration = |key: &str, v: Option<String>| -> Result<Option<Duration>> {
+        v.map(|s| {
+            humantime::parse_duration(&s)
+                .map_err(|_| anyhow!("invalid `{key}` = {s}: must be a duration such as 100ms"))
+        })
+        .transpose()
+    };
+    let rate = |v: Option<String>| v.map(|s| parse_rate(&s).map_err(|e| anyhow!(e))).transpose();
+    Ok(Inputs {
+        p99: args.p99.or(duration("p99", file.p99)?).ok_or_else(|| missing("p99"))?,
+        clients: args.clients.or(file.clients).ok_or_else(|| missing("clients"))?,
+        rate: args.rate.or(rate(file.rate)?).ok_or_else(|| missing("rate"))?,
+        capacity: args.capacity.or(rate(file.capacity)?).ok_or_else(|| missing("capacity"))?,
+        recovery: args
+            .recovery
+            .or(duration("recovery", file.recovery)?)
+            .ok_or_else(|| missing("recovery"))?,
+    })
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let inputs = inputs(&args)?;
+    let advice =
+        advise(&inputs, |scenario, specs| specs.par_iter().map(|p| storm::run(scenario, p)).collect())?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&advice)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("recommended: {}\n", advice.spec);
+    for line in &advice.reasoning {
+        println!("- {line}");
+    }
+    println!("\nevidence: {}\n", crate::storm::describe(&advice.scenario));
+    let rows: Vec<Vec<String>> = advice
+        .evidence
+        .iter()
+        .map(|e| {
+            vec![
+                e.label.clone(),
+                e.policy.clone(),
+                if e.recovered { "yes" } else { "no" }.into(),
+                e.recovery_s.map_or("-".into(), |s| format!("{s:.0}")),
+                format!("{:.2}", e.amplification),
+                e.peak_concurrency.to_string(),
+                e.gave_up.to_string(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["", "policy", "recovered", "recovery_s", "amplification", "peak_concurrency", "gave_up"],
+            &rows
+        )
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,120 @@
+//! `rebound contend`: Brooker's optimistic-concurrency benchmark (AWS Architecture blog, 2015).
+//! Parses the flags, runs [`rebound_sim::contend::Sweep`] on all cores behind a progress bar,
+//! and renders a table, JSON or a plot.
+
+mod plot;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use rebound_sim::contend::{ClientRange, Network, Point, Strategy, Sweep, BROOKER};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Flags of `rebound contend`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Client counts: N, A..B or A..B:STEP (1 to 10000 clients).
+    #[arg(long, value_name = "RANGE", default_value = "10..190:10")]
+    clients: ClientRange,
+    /// Runs per strategy and client count (1 to 100000); results are means over the runs.
+    #[arg(long, default_value_t = 100)]
+    runs: u32,
+    /// Seed of every run's randomness (network delays and jitter).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// A strategy to measure: none, exponential, full, equal, decorrelated (Brooker's), or a
+    /// constant, linear or exponential spec. Repeatable; default: Brooker's five.
+    #[arg(long = "policy", value_name = "SPEC", value_parser = Strategy::parse)]
+    policies: Vec<Strategy>,
+    /// Print a JSON list of {"policy", "clients", "calls", "time_ms"} instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Also draw calls and time against the number of clients, to PATH (.svg or .png).
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+}
+
+/// Runs the benchmark.
+///
+/// # Errors
+/// A `--policy` given twice, an out-of-range `--runs`, an unwritable `--plot` path or a plot without a usable font.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some((i, s)) = args.policies.iter().enumerate().find(|(i, s)| args.policies[..*i].contains(s)) {
+        anyhow::bail!("invalid --policy `{}`: given twice (as policy {})", s.name, i + 1);
+    }
+    let strategies = if args.policies.is_empty() { Strategy::brooker() } else { args.policies };
+    let sweep = Sweep {
+        strategies,
+        clients: args.clients,
+        runs: args.runs,
+        seed: args.seed,
+        network: Network::default(),
+    };
+    if let Some(path) = &args.plot {
+        plot::check_path(path)?;
+    }
+    let bar = progress_bar(sweep.total_runs());
+    let points = sweep.run(|| bar.inc(1))?;
+    bar.finish_and_clear();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&points)?);
+    } else {
+        print!("{}", render(&sweep, &points));
+    }
+    if let Some(path) = &args.plot {
+        plot::draw(&sweep, &points, path).with_context(|| format!("--plot {}", path.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A progress bar on stderr, hidden when stderr is not a terminal.
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} (eta {eta})") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The two tables (mean calls, mean time), one row per client count and one column per
+/// strategy, then the specs behind Brooker's names and any give-ups.
+fn render(sweep: &Sweep, points: &[Point]) -> String {
+    let mut out = format!(
+        "Brooker's OCC benchmark: {} runs per point, seed {}, network |N(10ms, 2ms)| per message\n",
+        sweep.runs, sweep.seed
+    );
+    out += &table(sweep, points, "mean calls (writes) per run", |p| format!("{:.1}", p.calls));
+    out += &table(sweep, points, "mean completion time per run (ms)", |p| format!("{:.1}", p.time_ms));
+    for s in &sweep.strategies {
+        if let Some((name, spec)) = BROOKER.iter().find(|(name, _)| *name == s.name) {
+            out += &format!("{name:>14} = {spec}\n");
+        }
+    }
+    for p in points.iter().filter(|p| p.gave_up > 0.0) {
+        out += &format!(
+            "note: {} at {} clients: {:.2} clients per run gave up\n",
+            p.policy, p.clients, p.gave_up
+        );
+    }
+    out
+}
+
+fn table(sweep: &Sweep, points: &[Point], title: &str, cell: impl Fn(&Point) -> String) -> String {
+    let widths: Vec<usize> = sweep.strategies.iter().map(|s| s.name.len().max(10)).collect();
+    let mut out = format!("\n{title}\n{:>7}", "clients");
+    for (s, w) in sweep.strategies.iter().zip(&widths) {
+        out += &format!("  {:>w$}", s.name);
+    }
+    for n in sweep.clients.counts() {
+        out += &format!("\n{n:>7}");
+        for (s, w) in sweep.strategies.iter().zip(&widths) {
+            let p = points.iter().find(|p| p.clients == n && p.policy == s.name);
+            out += &format!("  {:>w$}", p.map_or_else(String::new, &cell));
+        }
+    }
+    out + "\n\n"
+}

@@ -1,0 +1,165 @@
+//! `rebound exec`: run a command, retrying it with backoff when it fails.
+
+use anyhow::{bail, Result};
+use rebound::{retry, Failure, RetryEvent, Spec};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Command, ExitCode, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// The default policy: exponential from 100 ms, doubling, capped at 10 s, full jitter, at most
+/// 5 retries (6 attempts).
+pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter=full,max-retries=5";
+
+/// Run a command, retrying it with backoff while it fails.
+///
+/// Each retry is announced on stderr with the wait before it. The exit status is the command's
+/// own last one (128 + N if a signal N killed it, 124 if its last attempt timed out, 127 if it
+/// cannot be run). The command must be safe to run again: retries repeat its effects.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+pub struct Args {
+    /// The retry policy, as a Rebound spec.
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY)]
+    policy: Spec,
+    /// Retry only on these exit codes (e.g. `1,7` or `1-5,75`); default: any failure.
+    #[arg(long, value_name = "CODES", value_parser = parse_codes)]
+    retry_on: Option<ExitCodes>,
+    /// Kill an attempt that runs longer than this (and retry it).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    timeout: Option<Duration>,
+    /// The command and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<String>,
+}
+
+/// A set of exit codes, 0–255 (a bit set).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExitCodes([u64; 4]);
+
+impl ExitCodes {
+    fn contains(&self, code: u8) -> bool {
+        self.0[usize::from(code / 64)] & (1 << (code % 64)) != 0
+    }
+}
+
+/// Parses `1,7`, `1-5,75`.
+fn parse_codes(s: &str) -> Result<ExitCodes, String> {
+    let bad = |p: &str| {
+        format!("invalid `--retry-on` entry `{p}`: must be exit codes 0-255, comma-separated, ranges as 1-5")
+    };
+    let mut set = [0u64; 4];
+    for part in s.split(',').map(str::trim) {
+        let code = |t: &str| t.trim().parse::<u8>().map_err(|_| bad(part));
+        let (lo, hi) = match part.split_once('-') {
+            Some((a, b)) => (code(a)?, code(b)?),
+            None => (code(part)?, code(part)?),
+        };
+        if lo > hi {
+            return Err(bad(part));
+        }
+        (lo..=hi).for_each(|c| set[usize::from(c / 64)] |= 1 << (c % 64));
+    }
+    Ok(ExitCodes(set))
+}
+
+/// How one attempt failed.
+#[derive(Debug)]
+enum AttemptError {
+    Exit(i32),
+    Signal(i32),
+    TimedOut(Duration),
+    Spawn(std::io::Error),
+}
+
+impl std::fmt::Display for AttemptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AttemptError::Exit(c) => write!(f, "exit status {c}"),
+            AttemptError::Signal(s) => write!(f, "killed by signal {s}"),
+            AttemptError::TimedOut(d) => write!(f, "timed out after {}", millis(*d)),
+            AttemptError::Spawn(e) => write!(f, "cannot run: {e}"),
+        }
+    }
+}
+
+impl AttemptError {
+    /// Our exit status for this failure.
+    fn exit_code(&self) -> u8 {
+        match self {
+            AttemptError::Exit(c) => u8::try_from(*c).unwrap_or(1),
+            AttemptError::Signal(s) => u8::try_from(128 + s).unwrap_or(255),
+            AttemptError::TimedOut(_) => 124,
+            AttemptError::Spawn(e) if e.kind() == std::io::ErrorKind::PermissionDenied => 126,
+            AttemptError::Spawn(_) => 127,
+        }
+    }
+}
+
+/// A duration rounded to milliseconds, humantime-style (`212ms`, `1s 282ms`).
+fn millis(d: Duration) -> humantime::FormattedDuration {
+    humantime::format_duration(Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)))
+}
+
+/// Runs one attempt, killing it after `timeout`.
+fn attempt(cmd: &[String], timeout: Option<Duration>) -> Result<(), AttemptError> {
+    let mut child = Command::new(&cmd[0]).args(&cmd[1..]).spawn().map_err(AttemptError::Spawn)?;
+    let started = Instant::now();
+    let status: ExitStatus = loop {
+        match child.try_wait().map_err(AttemptError::Spawn)? {
+            Some(status) => break status,
+            None if timeout.is_some_and(|t| started.elapsed() >= t) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(AttemptError::TimedOut(started.elapsed()));
+            }
+            None => std::thread::sleep(Duration::from_millis(5)),
+        }
+    };
+    match (status.code(), status.signal()) {
+        (Some(0), _) => Ok(()),
+        (Some(c), _) => Err(AttemptError::Exit(c)),
+        (None, Some(s)) => Err(AttemptError::Signal(s)),
+        (None, None) => Err(AttemptError::Exit(1)),
+    }
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let Some(policy) = args.policy.policy() else {
+        bail!("invalid `--policy`: `exec` needs a constant, linear or exponential policy, not a responsive backoff");
+    };
+    let retry_on = args.retry_on;
+    let transient = |e: &AttemptError| match e {
+        AttemptError::Spawn(_) => false,
+        AttemptError::Exit(c) => retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c))),
+        AttemptError::Signal(_) | AttemptError::TimedOut(_) => true,
+    };
+    let announce = |ev: &RetryEvent<'_, AttemptError>| {
+        eprintln!(
+            "rebound: attempt {} failed ({}); retrying in {}",
+            ev.attempt,
+            ev.failure,
+            millis(ev.delay)
+        );
+    };
+    match retry(policy.backoff(), || attempt(&args.command, args.timeout))
+        .when(transient)
+        .notify(announce)
+        .call()
+    {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!(
+                "rebound: giving up after {} attempt{} ({}): {}",
+                e.attempts,
+                if e.attempts == 1 { "" } else { "s" },
+                e.reason,
+                e.last
+            );
+            Ok(ExitCode::from(match &e.last {
+                Failure::Error(err) => err.exit_code(),
+                Failure::TimedOut(_) => 124,
+            }))
+        }
+    }
+}

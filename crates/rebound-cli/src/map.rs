@@ -1,0 +1,203 @@
+//! `rebound map`: where a system tips into a metastable failure, per policy.
+
+use crate::plot::{self, HeatMap};
+use crate::range::Counts;
+use crate::storm::{describe, load_scenario};
+use crate::table;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use rebound::Spec;
+use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
+use rebound_sim::{OutageKind, Scenario};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Map where a system tips into a metastable failure: trigger duration against offered load.
+///
+/// Each cell is a storm simulation of the scenario (default: S5's) with the trigger lasting that
+/// long and the clients scaled to that share of the offered load; it records whether goodput
+/// came back to >= 90 % of before, and how fast. By default the trigger is a capacity cut (the
+/// server 12x slower, as in Huang et al.), over 1..20 s and 50..145 % of S5's load (20 x 20
+/// cells), for fixed 100 ms retries, exponential backoff with full jitter from 100 ms and from
+/// 1 s, and no retries at all (the floor any retry policy can only approach).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+pub struct Args {
+    /// A TOML scenario to start from (see `rebound storm`); default S5's.
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// A policy to map, as a Rebound spec (repeatable).
+    #[arg(long = "policy", value_name = "SPEC")]
+    policies: Vec<Spec>,
+    /// The trigger: capacity-cut, pause or hard-down.
+    #[arg(long, default_value = "capacity-cut", value_parser = parse_trigger)]
+    trigger: OutageKind,
+    /// For a capacity cut: how many times slower the server gets (>= 1).
+    #[arg(long, default_value_t = 12.0)]
+    slowdown: f64,
+    /// Trigger durations in seconds, FROM..TO:STEP (columns).
+    #[arg(long, default_value = "1..20:1")]
+    durations: Counts,
+    /// Offered loads in percent of the scenario's, FROM..TO:STEP (rows).
+    #[arg(long, default_value = "50..145:5")]
+    loads: Counts,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Draw one heat map per policy, side by side, to this .svg or .png.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+}
+
+fn parse_trigger(s: &str) -> Result<OutageKind, String> {
+    match s {
+        "capacity-cut" => Ok(OutageKind::CapacityCut),
+        "pause" => Ok(OutageKind::Pause),
+        "hard-down" => Ok(OutageKind::HardDown),
+        _ => Err(format!("invalid trigger `{s}`: must be capacity-cut, pause or hard-down")),
+    }
+}
+
+/// The default policies of the map.
+fn default_policies() -> Vec<Spec> {
+    [
+        "constant:base=100ms",
+        "exponential:base=100ms,factor=2,cap=1m,jitter=full",
+        "exponential:base=1s,factor=2,cap=1m,jitter=full",
+        "constant:base=100ms,max-retries=0",
+    ]
+    .iter()
+    .map(|s| s.parse().expect("built-in specs are valid"))
+    .collect()
+}
+
+#[derive(Serialize)]
+struct PolicyMap<'a> {
+    policy: String,
+    /// Per load, the shortest trigger duration that left the system stuck.
+    boundary: Vec<Boundary>,
+    cells: &'a [Cell],
+}
+
+#[derive(Serialize)]
+struct Boundary {
+    load_pct: f64,
+    stuck_from_s: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    scenario: &'a Scenario,
+    policies: Vec<PolicyMap<'a>>,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let mut base = load_scenario(args.scenario.as_deref())?;
+    base.outage.kind = args.trigger;
+    base.outage.slowdown = args.slowdown;
+    base.validate()?;
+    let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
+    let axes = MapAxes {
+        durations: args.durations.0.iter().map(|&s| Duration::from_secs(u64::from(s))).collect(),
+        loads: args.loads.0.iter().map(|&p| f64::from(p)).collect(),
+    };
+    let per_policy = axes.durations.len() * axes.loads.len();
+    let mut jobs: Vec<(usize, f64, Duration)> = Vec::with_capacity(policies.len() * per_policy);
+    for p in 0..policies.len() {
+        for &load in &axes.loads {
+            jobs.extend(axes.durations.iter().map(|&d| (p, load, d)));
+        }
+    }
+    let bar = ProgressBar::new(jobs.len() as u64).with_style(
+        ProgressStyle::with_template("map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}")
+            .expect("the template is valid"),
+    );
+    let cells: Vec<Cell> = jobs
+        .par_iter()
+        .map(|&(p, load, d)| {
+            let c = run_cell(&base, &policies[p], d, load);
+            bar.inc(1);
+            c
+        })
+        .collect();
+    bar.finish_and_clear();
+    let maps: Vec<&[Cell]> = cells.chunks(per_policy).collect();
+    if args.json {
+        let out = Output {
+            scenario: &base,
+            policies: policies
+                .iter()
+                .zip(&maps)
+                .map(|(p, cells)| PolicyMap {
+                    policy: p.to_string(),
+                    boundary: boundary(&axes, cells)
+                        .into_iter()
+                        .map(|(load_pct, stuck_from_s)| Boundary { load_pct, stuck_from_s })
+                        .collect(),
+                    cells,
+                })
+                .collect(),
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{}", render_text(&base, &policies, &axes, &maps));
+    }
+    if let Some(path) = &args.plot {
+        let heat: Vec<HeatMap> = policies
+            .iter()
+            .zip(&maps)
+            .map(|(p, cells)| HeatMap {
+                title: p.to_string(),
+                xs: axes.durations.iter().map(Duration::as_secs_f64).collect(),
+                ys: axes.loads.clone(),
+                values: cells.iter().map(|c| c.recovery_s).collect(),
+            })
+            .collect();
+        plot::draw_heatmaps(path, &heat, "trigger duration (s)", "offered load (% of base)", 60.0)?;
+        if !args.json {
+            println!("plot: {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_text(base: &Scenario, policies: &[Spec], axes: &MapAxes, maps: &[&[Cell]]) -> String {
+    let mut out = format!("scenario: {}\n", describe(base));
+    out += "cells: '.' recovered within 10 s, 'o' within 60 s, 'O' later, '#' stuck; rows: load %, columns: trigger duration (s)\n";
+    let w = axes.durations.len();
+    for (p, cells) in policies.iter().zip(maps) {
+        out += &format!("\npolicy: {p}\n");
+        for (i, load) in axes.loads.iter().enumerate().rev() {
+            let row: String = cells[i * w..(i + 1) * w]
+                .iter()
+                .map(|c| match c.recovery_s {
+                    None => '#',
+                    Some(t) if t <= 10.0 => '.',
+                    Some(t) if t <= 60.0 => 'o',
+                    Some(_) => 'O',
+                })
+                .collect();
+            out += &format!("  {load:>5.0}%  {row}\n");
+        }
+        let first = axes.durations.first().map_or(0, Duration::as_secs);
+        out +=
+            &format!("          {} s .. {} s\n", first, axes.durations.last().map_or(0, Duration::as_secs));
+    }
+    let mut header = vec!["load %".to_string()];
+    header.extend((1..=policies.len()).map(|i| format!("P{i} stuck from (s)")));
+    let bounds: Vec<Vec<(f64, Option<f64>)>> = maps.iter().map(|cells| boundary(axes, cells)).collect();
+    let rows: Vec<Vec<String>> = (0..axes.loads.len())
+        .map(|i| {
+            let mut row = vec![format!("{:.0}", axes.loads[i])];
+            row.extend(bounds.iter().map(|b| b[i].1.map_or("-".into(), |d| format!("{d:.0}"))));
+            row
+        })
+        .collect();
+    out += "\nthe boundary: shortest trigger that left the system stuck ('-': none did)\n";
+    out += &policies.iter().enumerate().map(|(i, p)| format!("P{}: {p}\n", i + 1)).collect::<String>();
+    out + &table::render(&header.iter().map(String::as_str).collect::<Vec<_>>(), &rows)
+}

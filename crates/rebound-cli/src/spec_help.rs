@@ -1,0 +1,13 @@
+//! The spec grammar, as printed by `--help`.
+
+/// The policy spec grammar and its keys.
+pub const SPEC_HELP: &str = "\
+Policy specs: KIND[:key=value,...], KIND = constant | linear | exponential | responsive
+  base=DUR (100ms)  step=DUR (linear)  factor=F>=1 (2)  cap=DUR>=base  max-retries=N
+  max-attempts=N>=1  max-elapsed=DUR  stop-at=DUR (S1: no retry whose delay would be >= it)
+  jitter=none|full|equal|decorrelated|thain|randomization:F[:MAX]|normal:J|normal:DUR
+  jitter-after-cap=true|false
+  responsive: initial (500ms) max (15m) up (1.5) down (0.9) threshold (10) randomization (0.3)
+  max-randomization (2m)
+Durations are humantime: 100ms, 1s, 1m30s, 15m.
+Example: exponential:base=1s,factor=2,stop-at=10s";

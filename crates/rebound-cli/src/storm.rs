@@ -1,0 +1,222 @@
+//! `rebound storm`: clients retrying against a paused server, one run per policy (S5).
+
+use crate::plot::{self, Panel, Series};
+use crate::table;
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use rebound::Spec;
+use rebound_sim::report::status_line;
+use rebound_sim::{storm, OutageKind, Scenario, StormReport};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// Simulate a retry storm: S5's clients and server, an outage, one run per policy.
+///
+/// With no arguments: 1000 clients (≈ 100 req/s, 2 s timeout) against S5's server, paused from
+/// 15 s to 45 s, run to 120 s, once for each of five policies (fixed 100 ms; S5's exponential
+/// with normal jitter; exponential with full, decorrelated and Thain's jitter). Prints S5's
+/// status lines every 5 simulated seconds and a summary: recovered, recovery time after the
+/// outage (goodput back to >= 90 % of before), peak concurrency, attempts per successful
+/// request (retry amplification) and total client wait.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+pub struct Args {
+    /// A TOML scenario; keys not given keep the built-in S5 values (see README).
+    #[arg(long, value_name = "FILE")]
+    scenario: Option<PathBuf>,
+    /// A policy to run, as a Rebound spec (repeatable; replaces the scenario's list).
+    #[arg(long = "policy", value_name = "SPEC")]
+    policies: Vec<Spec>,
+    /// The random seed (overrides the scenario's).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Draw goodput and concurrency over time, one line per policy, to this .svg or .png.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+    /// Run the fixed large benchmark scenario (100,000 clients, 120 s) and print events/s and
+    /// peak memory.
+    #[arg(long, conflicts_with_all = ["scenario", "json", "plot"])]
+    bench: bool,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    scenario: &'a Scenario,
+    policies: &'a [StormReport],
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    if args.bench {
+        return bench(args.policies.first());
+    }
+    let mut scenario = load_scenario(args.scenario.as_deref())?;
+    if !args.policies.is_empty() {
+        scenario.policies = args.policies.clone();
+    }
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
+    scenario.policies = scenario.policies_or_default();
+    let reports: Vec<StormReport> = scenario.policies.par_iter().map(|p| storm::run(&scenario, p)).collect();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&Output { scenario: &scenario, policies: &reports })?);
+    } else {
+        print!("{}", render_text(&scenario, &reports));
+    }
+    if let Some(path) = &args.plot {
+        plot::draw(path, &panels(&scenario, &reports))?;
+        if !args.json {
+            println!("plot: {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The scenario in `path`, or the built-in S5 one.
+///
+/// # Errors
+/// An unreadable file, or a bad scenario (the message names the file and the key).
+pub fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
+    let Some(path) = path else { return Ok(Scenario::default()) };
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Scenario::from_toml(&text).with_context(|| format!("in {}", path.display()))
+}
+
+/// One line describing a scenario.
+pub fn describe(s: &Scenario) -> String {
+    let h = |d: Duration| humantime::format_duration(d).to_string();
+    let o = &s.outage;
+    let outage = match o.kind {
+        OutageKind::None => "no outage".to_string(),
+        OutageKind::Pause => format!("paused {}..{}", h(o.start), h(o.end)),
+        OutageKind::HardDown => format!("down {}..{}", h(o.start), h(o.end)),
+        OutageKind::CapacityCut => format!("{}x slower {}..{}", o.slowdown, h(o.start), h(o.end)),
+    };
+    format!(
+        "{} clients (think {}, timeout {}); server {} at <= {} in flight, x{} per {} more; {}; {} simulated; seed {}",
+        s.clients.count,
+        h(s.clients.think),
+        h(s.clients.timeout),
+        h(s.server.min_delay),
+        s.server.concurrency_limit,
+        s.server.factor,
+        s.server.k,
+        outage,
+        h(s.duration),
+        s.seed
+    )
+}
+
+fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
+    let mut out = format!("scenario: {}\n", describe(s));
+    let step = s.status_interval.as_secs().max(1) as usize;
+    for r in reports {
+        out += &format!("\npolicy: {}\n", r.policy);
+        for from in (0..r.series.len()).step_by(step) {
+            let to = (from + step).min(r.series.len());
+            out += &format!("  t={:>4}s  {}\n", to, status_line(&r.series, from, to));
+        }
+    }
+    out += "\n";
+    let rows: Vec<Vec<String>> = reports
+        .iter()
+        .map(|r| {
+            vec![
+                r.policy.clone(),
+                if r.recovered { "yes" } else { "no" }.into(),
+                r.recovery_s.map_or("-".into(), |s| format!("{s:.0}")),
+                r.peak_concurrency.to_string(),
+                format!("{:.2}", r.amplification),
+                format!("{:.0}", r.total_wait_s),
+            ]
+        })
+        .collect();
+    out + &table::render(
+        &["policy", "recovered", "recovery_s", "peak_concurrency", "amplification", "total_wait_s"],
+        &rows,
+    )
+}
+
+fn panels(s: &Scenario, reports: &[StormReport]) -> Vec<Panel> {
+    let shade = (s.outage.kind != OutageKind::None)
+        .then_some((s.outage.start.as_secs_f64(), s.outage.end.as_secs_f64()));
+    let lines = |f: fn(&rebound_sim::report::Point) -> u64| -> Vec<Series> {
+        reports
+            .iter()
+            .map(|r| Series {
+                name: r.policy.clone(),
+                points: r.series.iter().map(|p| (p.t as f64 + 1.0, f(p) as f64)).collect(),
+            })
+            .collect()
+    };
+    vec![
+        Panel {
+            title: "Goodput (successful requests per second)".into(),
+            x_label: "simulated time (s); outage shaded".into(),
+            y_label: "OK req/s".into(),
+            series: lines(|p| p.ok),
+            shade,
+        },
+        Panel {
+            title: "Server concurrency (requests in flight)".into(),
+            x_label: "simulated time (s); outage shaded".into(),
+            y_label: "requests".into(),
+            series: lines(|p| p.concurrency),
+            shade,
+        },
+    ]
+}
+
+/// The benchmark scenario: S5's shape scaled to 100,000 clients (≈ 10,000 req/s) and a server
+/// 100× larger, paused from 15 s to 45 s.
+fn bench_scenario() -> Scenario {
+    let mut s = Scenario::default();
+    s.clients.count = 100_000;
+    s.server.concurrency_limit = 3_000;
+    s.server.k = 1_500.0;
+    s.server.backlog = 51_100;
+    s
+}
+
+fn bench(policy: Option<&Spec>) -> Result<ExitCode> {
+    let scenario = bench_scenario();
+    let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies()[1]);
+    let rss_before = peak_rss_kib();
+    let started = Instant::now();
+    let r = storm::run(&scenario, &spec);
+    let wall = started.elapsed().as_secs_f64();
+    let rss_after = peak_rss_kib();
+    println!("scenario: {}", describe(&scenario));
+    println!("policy:   {}", r.policy);
+    println!(
+        "events:   {} in {wall:.2} s wall = {:.2} million events/s (one core)",
+        r.events,
+        r.events as f64 / wall / 1e6
+    );
+    if let (Some(a), Some(b)) = (rss_before, rss_after) {
+        println!(
+            "memory:   peak RSS {:.1} MiB ({:.0} bytes per client above the {:.1} MiB before the run)",
+            b as f64 / 1024.0,
+            (b.saturating_sub(a) * 1024) as f64 / f64::from(scenario.clients.count),
+            a as f64 / 1024.0
+        );
+    }
+    println!(
+        "result:   recovered {}, peak concurrency {}, amplification {:.2}",
+        r.recovered, r.peak_concurrency, r.amplification
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The process's peak resident set size in KiB (Linux's `VmHWM`), if known.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1,0 +1,180 @@
+//! `rebound sweep`: S2's figure, throughput against the number of clients, per policy.
+
+use crate::plot::{self, Panel, Series};
+use crate::range::Counts;
+use crate::table;
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use rebound::Spec;
+use rebound_sim::capacity::{self, CapacityConfig, CapacityReport};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Sweep the number of clients on S2's capacity server: throughput per policy.
+///
+/// One processor serves 100 jobs/s (10 ms each) from a bounded queue and spends 2.5 ms refusing
+/// each arrival that finds the queue full. Clients submit jobs in a closed loop and retry
+/// refused ones per their policy. Fixed-interval retries collapse past a knee (near 400 clients
+/// at 1 s: 400 refusals/s x 2.5 ms = the whole processor); exponential backoff stays high.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+pub struct Args {
+    /// Client counts, FROM..TO:STEP (both ends included) or one number.
+    #[arg(long, default_value = "50..1000:50")]
+    clients: Counts,
+    /// A policy to sweep, as a Rebound spec (repeatable). Default: fixed 1 s, exponential from
+    /// 10 ms x2 capped at 1 min, and the same with full and Thain jitter.
+    #[arg(long = "policy", value_name = "SPEC")]
+    policies: Vec<Spec>,
+    /// Processor time per job.
+    #[arg(long, default_value = "10ms", value_parser = humantime::parse_duration)]
+    service_time: Duration,
+    /// Jobs that may wait for the processor.
+    #[arg(long, default_value_t = 50)]
+    queue: u32,
+    /// Processor time spent refusing one arrival.
+    #[arg(long, default_value = "2500us", value_parser = humantime::parse_duration)]
+    refusal_cost: Duration,
+    /// Simulated time per run.
+    #[arg(long, default_value = "180s", value_parser = humantime::parse_duration)]
+    duration: Duration,
+    /// Time at the start of each run that is not measured (the backoffs ramp up).
+    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    warmup: Duration,
+    /// The random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON document instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Draw throughput against clients, one line per policy, to this .svg or .png.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
+}
+
+/// The default policies of the sweep.
+pub fn default_policies() -> Vec<Spec> {
+    [
+        "constant:base=1s",
+        "exponential:base=10ms,factor=2,cap=1m",
+        "exponential:base=10ms,factor=2,cap=1m,jitter=full",
+        "exponential:base=10ms,factor=2,cap=1m,jitter=thain",
+    ]
+    .iter()
+    .map(|s| s.parse().expect("built-in specs are valid"))
+    .collect()
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    service_time_ms: f64,
+    queue: u32,
+    refusal_cost_ms: f64,
+    duration_s: f64,
+    warmup_s: f64,
+    seed: u64,
+    runs: &'a [CapacityReport],
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> Result<ExitCode> {
+    let clients: Vec<u32> = args.clients.0.clone();
+    let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
+    let base = CapacityConfig {
+        service_time: args.service_time,
+        queue: args.queue,
+        refusal_cost: args.refusal_cost,
+        duration: args.duration,
+        warmup: args.warmup,
+        seed: args.seed,
+        ..CapacityConfig::default()
+    };
+    for &n in &clients {
+        CapacityConfig { clients: n, ..base }.validate()?;
+    }
+    let cells: Vec<(usize, u32)> =
+        (0..policies.len()).flat_map(|p| clients.iter().map(move |&n| (p, n))).collect();
+    let bar = ProgressBar::new(cells.len() as u64).with_style(
+        ProgressStyle::with_template("sweep {bar:40} {pos}/{len} runs, {elapsed} elapsed, eta {eta}")
+            .expect("the template is valid"),
+    );
+    let runs: Vec<CapacityReport> = cells
+        .par_iter()
+        .map(|&(p, n)| {
+            let r = capacity::run(&CapacityConfig { clients: n, ..base }, &policies[p]);
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    if args.json {
+        let out = Output {
+            service_time_ms: base.service_time.as_secs_f64() * 1e3,
+            queue: base.queue,
+            refusal_cost_ms: base.refusal_cost.as_secs_f64() * 1e3,
+            duration_s: base.duration.as_secs_f64(),
+            warmup_s: base.warmup.as_secs_f64(),
+            seed: base.seed,
+            runs: &runs,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{}", render_text(&policies, &clients, &runs));
+    }
+    if let Some(path) = &args.plot {
+        plot::draw(path, &[panel(&policies, &runs)])?;
+        if !args.json {
+            println!("plot: {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn render_text(policies: &[Spec], clients: &[u32], runs: &[CapacityReport]) -> String {
+    let mut header = vec!["clients".to_string()];
+    header.extend((1..=policies.len()).map(|i| format!("P{i} jobs/s")));
+    let rows: Vec<Vec<String>> = clients
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut row = vec![n.to_string()];
+            row.extend((0..policies.len()).map(|p| format!("{:.1}", runs[p * clients.len() + i].throughput)));
+            row
+        })
+        .collect();
+    let mut out: String = policies.iter().enumerate().map(|(i, p)| format!("P{}: {p}\n", i + 1)).collect();
+    out += "\nthroughput (completed jobs/s):\n";
+    out += &table::render(&header.iter().map(String::as_str).collect::<Vec<_>>(), &rows);
+    for (i, chunk) in runs.chunks(clients.len().max(1)).enumerate() {
+        let peak = chunk.iter().map(|r| r.throughput).fold(0.0, f64::max);
+        let knee = chunk.iter().find(|r| r.throughput < 0.5 * peak).map(|r| r.clients);
+        out += &match knee {
+            Some(n) => {
+                format!("P{}: collapses (below half its peak of {peak:.1} jobs/s) at {n} clients\n", i + 1)
+            }
+            None => format!("P{}: no collapse (peak {peak:.1} jobs/s)\n", i + 1),
+        };
+    }
+    out
+}
+
+fn panel(policies: &[Spec], runs: &[CapacityReport]) -> Panel {
+    let per = runs.len() / policies.len().max(1);
+    Panel {
+        title: "Throughput against clients (S2's capacity server)".into(),
+        x_label: "clients".into(),
+        y_label: "completed jobs/s".into(),
+        series: policies
+            .iter()
+            .zip(runs.chunks(per.max(1)))
+            .map(|(p, chunk)| Series {
+                name: p.to_string(),
+                points: chunk.iter().map(|r| (f64::from(r.clients), r.throughput)).collect(),
+            })
+            .collect(),
+        shade: None,
+    }
+}

@@ -1,0 +1,27 @@
+//! `rebound exec -- curl -fsS URL` against a real nginx that answers 429 until its rate allows.
+
+use assert_cmd::Command;
+use rebound_testkit::{Nginx, RateLimit};
+
+#[test]
+fn exec_curl_gets_through_a_rate_limiter_after_retries() {
+    let curl =
+        ["/usr/bin/curl", "/usr/local/bin/curl"].into_iter().find(|p| std::path::Path::new(p).exists());
+    let curl = curl.expect("curl is missing: scripts/test.sh installs the Debian package `curl`");
+    let nginx = Nginx::start(RateLimit { per_second: 2, burst: 0, retry_after_s: 1 });
+    // Spend the current token, so that the first attempt below is refused.
+    let first = std::process::Command::new(curl).args(["-fsS", &nginx.url()]).output().unwrap();
+    assert!(first.status.success());
+    let out = Command::cargo_bin("rebound")
+        .unwrap()
+        .args(["exec", "--policy", "constant:base=200ms,max-retries=10", "--", curl, "-fsS", &nginx.url()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("hello from nginx"));
+    // curl -f exits 22 on an HTTP error such as 429.
+    assert!(stderr.contains("attempt 1 failed (exit status 22)"), "{stderr}");
+    let statuses = nginx.statuses();
+    assert!(statuses.contains(&429) && statuses.iter().filter(|&&s| s == 200).count() == 2, "{statuses:?}");
+}

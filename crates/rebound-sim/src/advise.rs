@@ -1,0 +1,270 @@
+//! Choosing backoff parameters from what is known about a system, with evidence.
+//!
+//! S2 (Thain 2009) gives the rules; this module applies them and then checks the result in the
+//! storm simulator against the alternatives people actually deploy:
+//!
+//! - **base `T`** = the service's p99 latency: a retry sooner than that mostly duplicates a
+//!   request still in flight.
+//! - **factor `F`** = 2.
+//! - **cap `M`**: as low as clients can bear, but high enough that *all* `N` clients retrying
+//!   at the cap fit in the server's spare capacity. With full jitter a client at the cap waits
+//!   `M / 2` on average, so `2N / M ≤ capacity − rate`: `M = max(T, 2N / (capacity − rate))`.
+//! - **full jitter** (Brooker 2015): the least total work under contention; the cap holds after it.
+//! - **max retries**: enough that the nominal waits cover the tolerable recovery time, and no
+//!   more — past it a client should give up and report.
+//!
+//! The rule is a floor, not a margin: a server in trouble serves less than its capacity. So the
+//! advisor checks its recommendation in the simulator and, while the system does not recover,
+//! doubles the cap (up to six times), saying so in its reasoning.
+//!
+//! The evidence is a storm ([`crate::storm`]) of exactly that system — `N` clients offering
+//! `rate`, an S5-style server answering in `T` up to `capacity × T` requests in flight, a
+//! 30 s pause — run with the recommendation, with fixed retries, and with the defaults of
+//! backon, the AWS SDKs' standard mode and a gRPC retry policy.
+
+use crate::scenario::{OutageKind, Scenario};
+use crate::storm;
+use rebound::{Backoff, Spec};
+use serde::Serialize;
+use std::time::Duration;
+
+/// What is known about the system.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Inputs {
+    /// The service's p99 latency, > 0.
+    #[serde(with = "crate::serde_duration")]
+    pub p99: Duration,
+    /// Clients, ≥ 1.
+    pub clients: u32,
+    /// Their total request rate, per second, > 0.
+    pub rate: f64,
+    /// What the server can serve, per second, > rate.
+    pub capacity: f64,
+    /// The longest tolerable recovery after an outage, > 0.
+    #[serde(with = "crate::serde_duration")]
+    pub recovery: Duration,
+}
+
+/// An input that describes an impossible system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputError {
+    /// The input, e.g. `capacity`.
+    pub field: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "invalid `{}`: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// One policy's result in the evidence storm.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// What the policy is.
+    pub label: String,
+    /// The policy's spec.
+    pub policy: String,
+    /// Whether goodput came back after the outage.
+    pub recovered: bool,
+    /// Seconds from the end of the outage to recovery.
+    pub recovery_s: Option<f64>,
+    /// Attempts per successful request.
+    pub amplification: f64,
+    /// The most requests in the server at once.
+    pub peak_concurrency: u64,
+    /// Requests the policy gave up on: recovery bought by dropping work.
+    pub gave_up: u64,
+}
+
+/// The recommendation, its reasons and the evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Advice {
+    /// The recommended policy, as a Rebound spec.
+    pub spec: String,
+    /// The inputs.
+    pub inputs: Inputs,
+    /// The reasoning, one step per line.
+    pub reasoning: Vec<String>,
+    /// The system simulated.
+    pub scenario: Scenario,
+    /// The recommendation against the alternatives.
+    pub evidence: Vec<Evidence>,
+}
+
+impl Inputs {
+    /// Checks that the inputs describe a possible system.
+    ///
+    /// # Errors
+    /// Zero clients, a rate or capacity that is not a positive number, capacity at or below
+    /// the steady rate, or a zero p99 or recovery time.
+    pub fn validate(&self) -> Result<(), InputError> {
+        let bad = |field, message: String| Err(InputError { field, message });
+        if self.clients == 0 {
+            return bad("clients", "must be at least 1".into());
+        }
+        if !(self.rate.is_finite() && self.rate > 0.0) {
+            return bad("rate", format!("{} must be a number > 0 (requests per second)", self.rate));
+        }
+        if !(self.capacity.is_finite() && self.capacity > self.rate) {
+            return bad(
+                "capacity",
+                format!("{}/s must exceed the steady load of {}/s: this server cannot keep up even without retries", self.capacity, self.rate),
+            );
+        }
+        if self.p99.is_zero() {
+            return bad("p99", "must be a duration > 0".into());
+        }
+        if self.recovery.is_zero() {
+            return bad("recovery", "must be a duration > 0".into());
+        }
+        Ok(())
+    }
+}
+
+fn fmt_d(d: Duration) -> String {
+    humantime::format_duration(Duration::from_millis(d.as_millis().max(1) as u64))
+        .to_string()
+        .replace(' ', "")
+}
+
+/// The recommended spec and the reasoning behind it, before any simulation: S2's cap times
+/// `margin` (1 for the rule itself).
+///
+/// # Errors
+/// As [`Inputs::validate`].
+pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), InputError> {
+    i.validate()?;
+    let t = i.p99;
+    let spare = i.capacity - i.rate;
+    let m = Duration::from_secs_f64(2.0 * f64::from(i.clients) / spare).max(t) * margin.max(1);
+    let m = Duration::from_millis(m.as_millis().max(1) as u64);
+    let mut why = vec![
+        format!("base T = p99 = {}: a retry sooner mostly duplicates a request still in flight (S2).", fmt_d(t)),
+        "factor 2 (S2, Ethernet-style).".to_string(),
+        format!(
+            "cap M = max(T, 2 x clients / (capacity - rate)){} = max({}, 2 x {} / {spare:.1}/s){} = {}: all {} clients retrying at the cap, M/2 apart on average with full jitter, stay within the spare capacity (S2).",
+            if margin > 1 { format!(" x {margin}") } else { String::new() },
+            fmt_d(t),
+            i.clients,
+            if margin > 1 { format!(" x {margin}") } else { String::new() },
+            fmt_d(m),
+            i.clients
+        ),
+        "full jitter: the least total work under contention (Brooker 2015); the cap holds after jitter.".to_string(),
+    ];
+    let base: Spec = format!("exponential:base={},factor=2,cap={}", fmt_d(t), fmt_d(m))
+        .parse()
+        .map_err(|e| InputError { field: "p99", message: format!("gives no valid policy: {e}") })?;
+    let policy = base.policy().copied().expect("an exponential spec is a policy");
+    let (mut n, mut waited) = (0u64, Duration::ZERO);
+    let mut b = policy.backoff();
+    while waited < i.recovery && n < 1_000 {
+        waited += b.next_delay().unwrap_or(m);
+        n += 1;
+    }
+    why.push(format!(
+        "max-retries {n}: the nominal waits add up to {} >= the tolerable recovery of {}; past that a client should give up and report.",
+        fmt_d(waited),
+        fmt_d(i.recovery)
+    ));
+    if m > i.recovery {
+        why.push(format!(
+            "warning: the cap {} exceeds the tolerable recovery {}: with this many clients backoff alone cannot be both safe and fast; add a retry budget or shed load at the server.",
+            fmt_d(m),
+            fmt_d(i.recovery)
+        ));
+    }
+    Ok((format!("{base},jitter=full,max-retries={n}"), why))
+}
+
+/// The storm scenario of the system the inputs describe: S5's server scaled to answer in `T`
+/// up to `capacity × T` requests in flight (k half of that, the accept backlog in S5's
+/// proportion), clients timing out after `20 T` (S5's ratio), a 30 s pause from 15 s, and at
+/// least 60 s (or twice the tolerable recovery) after it.
+pub fn scenario(i: &Inputs) -> Scenario {
+    let mut s = Scenario::default();
+    s.clients.count = i.clients;
+    s.clients.think = Duration::from_secs_f64(f64::from(i.clients) / i.rate);
+    s.clients.timeout = i.p99 * 20;
+    s.server.min_delay = i.p99;
+    s.server.concurrency_limit = (i.capacity * i.p99.as_secs_f64()).ceil().max(1.0) as u64;
+    s.server.k = (s.server.concurrency_limit as f64 / 2.0).max(1.0);
+    s.server.tick = (i.p99 / 2).max(Duration::from_millis(1));
+    // The accept backlog in the same proportion to the server as in S5's scenario (511 : 30).
+    s.server.backlog = ((511 * s.server.concurrency_limit) / 30).clamp(1, u64::from(u32::MAX)) as u32;
+    s.outage.kind = OutageKind::Pause;
+    s.duration = s.outage.end + (i.recovery * 2).max(Duration::from_secs(60));
+    s
+}
+
+/// The alternatives the recommendation is compared with: fixed retries at `T`, and the
+/// defaults of backon (1 s ×2, cap 60 s, 3 retries, no jitter), the AWS SDKs' standard mode
+/// (1 s ×2, cap 20 s, full jitter, 3 attempts) and a gRPC retry policy (A6's service-config
+/// example: 100 ms ×2, cap 1 s, full jitter, 4 attempts).
+pub fn alternatives(i: &Inputs) -> Vec<(String, String)> {
+    vec![
+        ("fixed interval at T".into(), format!("constant:base={}", fmt_d(i.p99))),
+        ("backon defaults".into(), "exponential:base=1s,factor=2,cap=1m,max-retries=3".into()),
+        (
+            "AWS SDK standard mode".into(),
+            "exponential:base=1s,factor=2,cap=20s,jitter=full,max-attempts=3".into(),
+        ),
+        (
+            "gRPC retry policy".into(),
+            "exponential:base=100ms,factor=2,cap=1s,jitter=full,max-attempts=4".into(),
+        ),
+    ]
+}
+
+/// The recommendation, checked and with the evidence of a storm of the described system.
+/// `run_all` runs a scenario once per spec and returns the reports in order (in parallel, e.g.
+/// with rayon, or sequentially).
+///
+/// # Errors
+/// As [`Inputs::validate`].
+pub fn advise(
+    i: &Inputs,
+    mut run_all: impl FnMut(&Scenario, &[Spec]) -> Vec<storm::StormReport>,
+) -> Result<Advice, InputError> {
+    let scenario = scenario(i);
+    let (mut spec, mut reasoning) = recommend(i, 1)?;
+    let mut margin = 1;
+    loop {
+        let parsed: Spec = spec.parse().expect("recommended specs are valid");
+        let verdict = run_all(&scenario, std::slice::from_ref(&parsed)).remove(0);
+        if verdict.recovered || margin == 64 {
+            break;
+        }
+        margin *= 2;
+        let (next, why) = recommend(i, margin)?;
+        reasoning = why;
+        reasoning.push(format!(
+            "checked in the simulator: with the cap {margin}x smaller the system did not recover, so the cap is {margin}x S2's floor."
+        ));
+        spec = next;
+    }
+    let mut labelled = vec![("recommended".to_string(), spec.clone())];
+    labelled.extend(alternatives(i));
+    let specs: Vec<Spec> =
+        labelled.iter().map(|(_, s)| s.parse().expect("built-in specs are valid")).collect();
+    let reports = run_all(&scenario, &specs);
+    let evidence = labelled
+        .into_iter()
+        .zip(reports)
+        .map(|((label, _), r)| Evidence {
+            label,
+            policy: r.policy,
+            recovered: r.recovered,
+            recovery_s: r.recovery_s,
+            amplification: r.amplification,
+            peak_concurrency: r.peak_concurrency,
+            gave_up: r.gave_up,
+        })
+        .collect();
+    Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence })
+}

@@ -1,0 +1,301 @@
+//! Storm scenarios: who calls whom, how hard, and what goes wrong when.
+//!
+//! A [`Scenario`] is read from TOML (every field optional, defaulting to the built-in S5
+//! experiment) or built in code. An unknown key or a bad value is an error that names the key.
+//!
+//! ```
+//! use rebound_sim::Scenario;
+//! let s = Scenario::from_toml("duration = \"60s\"\n[outage]\nstart = \"10s\"\nend = \"20s\"\n")?;
+//! assert_eq!(s.clients.count, 1000);
+//! assert_eq!(s.duration.as_secs(), 60);
+//! assert!(Scenario::from_toml("[clients]\nthinktime = \"1s\"").unwrap_err().to_string().contains("thinktime"));
+//! # Ok::<(), rebound_sim::ScenarioError>(())
+//! ```
+
+use crate::delay::DelayModel;
+use rebound::Spec;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// A scenario that cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScenarioError {
+    /// A field is outside its valid range.
+    Invalid {
+        /// The key, e.g. `clients.count`.
+        field: &'static str,
+        /// The value as given.
+        value: String,
+        /// The valid range in words.
+        expected: &'static str,
+    },
+    /// The TOML could not be read: syntax, an unknown key or a value of the wrong type. The
+    /// message names the key and the line.
+    Toml(String),
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScenarioError::Invalid { field, value, expected } => {
+                write!(f, "invalid `{field}` = {value}: must be {expected}")
+            }
+            ScenarioError::Toml(m) => write!(f, "bad scenario: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn invalid(field: &'static str, value: impl std::fmt::Display, expected: &'static str) -> ScenarioError {
+    ScenarioError::Invalid { field, value: value.to_string(), expected }
+}
+
+/// A storm scenario: S5's experiment by default.
+///
+/// # Default
+/// 1000 clients thinking 10 s on average (≈ 100 req/s), 2 s timeout; S5's server (100 ms,
+/// limit 30, factor 1.05, k 15, 50 ms ticks, accept backlog 511); paused from 15 s to 45 s;
+/// run to 120 s; status every 5 s; seed 1; the five default policies of [`default_policies`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// The random seed: the same seed gives the same run, byte for byte.
+    pub seed: u64,
+    /// Simulated run time (default 120 s), in (0, 1 day].
+    #[serde(with = "crate::serde_duration")]
+    pub duration: Duration,
+    /// Interval of the S5 status lines (default 5 s), > 0.
+    #[serde(with = "crate::serde_duration")]
+    pub status_interval: Duration,
+    /// The clients.
+    pub clients: Clients,
+    /// The server.
+    pub server: Server,
+    /// What goes wrong.
+    pub outage: Outage,
+    /// Retry policies to compare, as Rebound specs; empty means [`default_policies`].
+    pub policies: Vec<Spec>,
+}
+
+/// The client population (S5's client flags).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Clients {
+    /// Number of clients (default 1000), in [1, 10,000,000].
+    pub count: u32,
+    /// Mean think time between a client's requests, exponentially distributed (default 10 s,
+    /// S5's `-lambda`), > 0.
+    #[serde(with = "crate::serde_duration")]
+    pub think: Duration,
+    /// Per-attempt timeout (default 2 s), > 0.
+    #[serde(with = "crate::serde_duration")]
+    pub timeout: Duration,
+}
+
+/// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
+/// concurrency limit, recomputed every `tick` from the current concurrency `c`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Server {
+    /// Response time at or below the limit (default 100 ms).
+    #[serde(with = "crate::serde_duration")]
+    pub min_delay: Duration,
+    /// In-flight requests served at `min_delay` (default 30).
+    pub concurrency_limit: u64,
+    /// Growth per `k` requests above the limit (default 1.05), finite, ≥ 1.
+    pub factor: f64,
+    /// Requests above the limit per step of `factor` (default 15), > 0.
+    pub k: f64,
+    /// How often a request re-checks its delay (default 50 ms, S5's handler), > 0.
+    #[serde(with = "crate::serde_duration")]
+    pub tick: Duration,
+    /// Connections the kernel holds while the server is paused (default 511, the listen
+    /// backlog of nginx and Redis on Linux; see the crate docs for why not 1024).
+    pub backlog: u32,
+    /// What happens to a connection when the backlog is full (default `drop`).
+    pub backlog_full: BacklogFull,
+}
+
+/// What the kernel does with a connection attempt when the accept backlog is full.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BacklogFull {
+    /// The SYN is dropped: the client sees its timeout (Linux's behaviour).
+    Drop,
+    /// The connection is refused: the client sees an error at once.
+    Refuse,
+}
+
+/// What goes wrong, from `start` to `end`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Outage {
+    /// The kind (default `pause`).
+    pub kind: OutageKind,
+    /// When it begins (default 15 s).
+    #[serde(with = "crate::serde_duration")]
+    pub start: Duration,
+    /// When it ends (default 45 s), > start.
+    #[serde(with = "crate::serde_duration")]
+    pub end: Duration,
+    /// For `capacity-cut`: every response takes this many times longer (default 10), finite,
+    /// ≥ 1.
+    pub slowdown: f64,
+}
+
+/// Kinds of outage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OutageKind {
+    /// No outage.
+    None,
+    /// S5's SIGSTOP: no progress; new connections wait in the accept backlog and are all
+    /// admitted at resume, stale ones included.
+    Pause,
+    /// The server is down: in-flight requests fail and new ones are refused at once.
+    HardDown,
+    /// The server is slowed by `slowdown` (Huang et al.'s capacity-cut trigger).
+    CapacityCut,
+}
+
+impl Default for Clients {
+    fn default() -> Self {
+        Clients { count: 1000, think: Duration::from_secs(10), timeout: Duration::from_secs(2) }
+    }
+}
+
+impl Default for Server {
+    fn default() -> Self {
+        let m = DelayModel::default();
+        Server {
+            min_delay: m.min_delay,
+            concurrency_limit: m.concurrency_limit,
+            factor: m.factor,
+            k: m.k,
+            tick: Duration::from_millis(50),
+            backlog: 511,
+            backlog_full: BacklogFull::Drop,
+        }
+    }
+}
+
+impl Default for Outage {
+    fn default() -> Self {
+        Outage {
+            kind: OutageKind::Pause,
+            start: Duration::from_secs(15),
+            end: Duration::from_secs(45),
+            slowdown: 10.0,
+        }
+    }
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            seed: 1,
+            duration: Duration::from_secs(120),
+            status_interval: Duration::from_secs(5),
+            clients: Clients::default(),
+            server: Server::default(),
+            outage: Outage::default(),
+            policies: Vec::new(),
+        }
+    }
+}
+
+/// The built-in comparison: S5's fixed 100 ms interval, S5's exponential backoff (100 ms,
+/// factor e, cap 5 min, normal jitter σ = 100 ms added after the cap), and exponential backoff
+/// from 100 ms with full, decorrelated and Thain's jitter, capped at 1 min.
+pub fn default_policies() -> Vec<Spec> {
+    [
+        "constant:base=100ms",
+        "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
+        "exponential:base=100ms,factor=2,cap=1m,jitter=full",
+        "exponential:base=100ms,factor=2,cap=1m,jitter=decorrelated",
+        "exponential:base=100ms,factor=2,cap=1m,jitter=thain",
+    ]
+    .iter()
+    .map(|s| s.parse().expect("built-in specs are valid"))
+    .collect()
+}
+
+impl Scenario {
+    /// Reads a scenario from TOML and validates it.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Toml`] for syntax, unknown keys and wrong types (naming the key);
+    /// [`ScenarioError::Invalid`] for values out of range.
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Toml(e.to_string()))?;
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// The policies to run: the scenario's, or the built-in five.
+    pub fn policies_or_default(&self) -> Vec<Spec> {
+        if self.policies.is_empty() {
+            default_policies()
+        } else {
+            self.policies.clone()
+        }
+    }
+
+    /// S5's delay model of this scenario's server.
+    pub fn delay_model(&self) -> DelayModel {
+        let s = &self.server;
+        DelayModel {
+            min_delay: s.min_delay,
+            concurrency_limit: s.concurrency_limit,
+            factor: s.factor,
+            k: s.k,
+        }
+    }
+
+    /// Checks every field's range.
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`] naming the first field out of range.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let day = Duration::from_secs(86_400);
+        if self.duration.is_zero() || self.duration > day {
+            return Err(invalid("duration", fmt(self.duration), "a duration in (0s, 1day]"));
+        }
+        if self.status_interval.is_zero() {
+            return Err(invalid("status_interval", "0s", "a duration > 0"));
+        }
+        let c = &self.clients;
+        if c.count == 0 || c.count > 10_000_000 {
+            return Err(invalid("clients.count", c.count, "an integer in [1, 10000000]"));
+        }
+        if c.think.is_zero() {
+            return Err(invalid("clients.think", "0s", "a duration > 0"));
+        }
+        if c.timeout.is_zero() {
+            return Err(invalid("clients.timeout", "0s", "a duration > 0"));
+        }
+        if self.server.tick.is_zero() {
+            return Err(invalid("server.tick", "0s", "a duration > 0"));
+        }
+        self.delay_model().validate().map_err(|e| match e {
+            rebound::ConfigError::Invalid { field: "factor", value, expected } => {
+                ScenarioError::Invalid { field: "server.factor", value, expected }
+            }
+            other => invalid("server.k", other, "a finite number > 0"),
+        })?;
+        let o = &self.outage;
+        if o.kind != OutageKind::None && o.start >= o.end {
+            return Err(invalid("outage.end", fmt(o.end), "a duration after outage.start"));
+        }
+        if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
+            return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
+        }
+        Ok(())
+    }
+}
+
+fn fmt(d: Duration) -> String {
+    humantime::format_duration(d).to_string()
+}

@@ -1,0 +1,245 @@
+//! S5's server in the simulator: requests in flight, the accept backlog, pauses and outages.
+//!
+//! Each admitted request re-checks its delay every `tick` (50 ms) from its own arrival, as S5's
+//! handler does, and is answered at the first tick at which its elapsed time reaches
+//! `d(c) * slowdown`, `c` being the server's concurrency at that tick ([`DelayModel`]). The
+//! server never learns that a client gave up: an abandoned request keeps counting in `c` until
+//! it is answered.
+//!
+//! While paused (SIGSTOP) nothing progresses: ticks that fall in the pause are held and fire
+//! together at resume (as Go's timers do after SIGCONT), and new connections wait in the kernel's
+//! accept backlog, bounded by `backlog`; the whole backlog — requests whose clients already timed
+//! out included — is admitted at resume.
+
+use crate::delay::DelayModel;
+use crate::queue::{nanos, Nanos};
+use crate::scenario::{BacklogFull, Server};
+
+/// A request the server holds.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    client: u32,
+    seq: u32,
+    start: Nanos,
+    /// Bumped when the slot is freed, so that a stale tick is recognised.
+    gen: u32,
+    live: bool,
+}
+
+/// What became of a connection attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// Admitted; its first tick is due at the given time for slot and generation.
+    Admitted {
+        /// The slot.
+        slot: u32,
+        /// The slot's generation.
+        gen: u32,
+    },
+    /// Waiting in the accept backlog (server paused).
+    Queued,
+    /// Dropped: the backlog is full (the client will time out).
+    Dropped,
+    /// Refused at once (server down, or backlog full with `refuse`).
+    Refused,
+}
+
+/// What a tick found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TickResult {
+    /// The request was answered: the client and its attempt number, and how long the request
+    /// stayed in the server.
+    Answered {
+        /// The client.
+        client: u32,
+        /// The client's attempt number.
+        seq: u32,
+        /// Residence time in the server, in nanoseconds.
+        residence: Nanos,
+    },
+    /// Not yet: check again one tick later.
+    Again,
+    /// Held until the server resumes, or stale.
+    Nothing,
+}
+
+/// The simulated S5 server.
+#[derive(Debug)]
+pub struct S5Server {
+    model: DelayModel,
+    /// `d(c)` in nanoseconds, cached by concurrency.
+    delays: Vec<Nanos>,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    in_flight: u64,
+    paused: bool,
+    down: bool,
+    slowdown: f64,
+    backlog: Vec<(u32, u32)>,
+    backlog_cap: usize,
+    backlog_full: BacklogFull,
+    held: Vec<u32>,
+    tick: Nanos,
+}
+
+impl S5Server {
+    /// A server with `model` and the scenario's tick and backlog settings.
+    pub fn new(model: DelayModel, cfg: &Server) -> S5Server {
+        S5Server {
+            model,
+            delays: Vec::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            in_flight: 0,
+            paused: false,
+            down: false,
+            slowdown: 1.0,
+            backlog: Vec::new(),
+            backlog_cap: cfg.backlog as usize,
+            backlog_full: cfg.backlog_full,
+            held: Vec::new(),
+            tick: nanos(cfg.tick),
+        }
+    }
+
+    /// Requests admitted and not yet answered.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    /// The tick interval in nanoseconds.
+    pub fn tick(&self) -> Nanos {
+        self.tick
+    }
+
+    /// The target delay at concurrency `c`, in nanoseconds.
+    fn delay(&mut self, c: u64) -> Nanos {
+        const CACHED: u64 = 1 << 20;
+        if c >= CACHED {
+            return nanos(self.model.delay(c));
+        }
+        while self.delays.len() as u64 <= c {
+            let next = self.delays.len() as u64;
+            self.delays.push(nanos(self.model.delay(next)));
+        }
+        self.delays[c as usize]
+    }
+
+    fn admit(&mut self, client: u32, seq: u32, now: Nanos) -> (u32, u32) {
+        self.in_flight += 1;
+        let slot = Slot { client, seq, start: now, gen: 0, live: true };
+        match self.free.pop() {
+            Some(i) => {
+                let s = &mut self.slots[i as usize];
+                *s = Slot { gen: s.gen, ..slot };
+                (i, s.gen)
+            }
+            None => {
+                self.slots.push(slot);
+                ((self.slots.len() - 1) as u32, 0)
+            }
+        }
+    }
+
+    fn release(&mut self, i: u32) {
+        let s = &mut self.slots[i as usize];
+        s.live = false;
+        s.gen = s.gen.wrapping_add(1);
+        self.free.push(i);
+        self.in_flight -= 1;
+    }
+
+    /// A client's attempt `seq` arrives at `now`.
+    pub fn arrive(&mut self, client: u32, seq: u32, now: Nanos) -> Arrival {
+        if self.down {
+            return Arrival::Refused;
+        }
+        if self.paused {
+            if self.backlog.len() < self.backlog_cap {
+                self.backlog.push((client, seq));
+                return Arrival::Queued;
+            }
+            return match self.backlog_full {
+                BacklogFull::Drop => Arrival::Dropped,
+                BacklogFull::Refuse => Arrival::Refused,
+            };
+        }
+        let (slot, gen) = self.admit(client, seq, now);
+        Arrival::Admitted { slot, gen }
+    }
+
+    /// The tick of request `slot` (generation `gen`) at `now`.
+    pub fn tick_at(&mut self, slot: u32, gen: u32, now: Nanos) -> TickResult {
+        let s = self.slots[slot as usize];
+        if !s.live || s.gen != gen {
+            return TickResult::Nothing;
+        }
+        if self.paused {
+            self.held.push(slot);
+            return TickResult::Nothing;
+        }
+        let d = self.delay(self.in_flight);
+        let d =
+            if self.slowdown == 1.0 { d } else { (d as f64 * self.slowdown).min(u64::MAX as f64) as Nanos };
+        let elapsed = now - s.start;
+        if elapsed < d {
+            return TickResult::Again;
+        }
+        self.release(slot);
+        TickResult::Answered { client: s.client, seq: s.seq, residence: elapsed }
+    }
+
+    /// Whether nothing in the server can be answered within `horizon` nanoseconds of its
+    /// arrival: the delay at the current concurrency (and slowdown) is at least `horizon`.
+    pub fn past_saving(&mut self, horizon: Nanos) -> bool {
+        !self.paused && (self.delay(self.in_flight) as f64 * self.slowdown) >= horizon as f64
+    }
+
+    /// Freezes the server (SIGSTOP).
+    pub fn pause(&mut self) {
+        self.paused = true;
+    }
+
+    /// Resumes a paused server at `now`: admits the whole backlog and returns the ticks due now,
+    /// as `(slot, generation, due time)`: held ticks at once, admitted requests one tick later.
+    pub fn resume(&mut self, now: Nanos) -> Vec<(u32, u32, Nanos)> {
+        self.paused = false;
+        let mut due: Vec<(u32, u32, Nanos)> = std::mem::take(&mut self.held)
+            .into_iter()
+            .map(|i| (i, self.slots[i as usize].gen, now))
+            .collect();
+        for (client, seq) in std::mem::take(&mut self.backlog) {
+            let (slot, gen) = self.admit(client, seq, now);
+            due.push((slot, gen, now + self.tick));
+        }
+        due
+    }
+
+    /// Takes the server down: every request in flight is lost. Returns their clients and
+    /// attempt numbers.
+    pub fn go_down(&mut self) -> Vec<(u32, u32)> {
+        self.down = true;
+        let lost: Vec<(u32, u32, u32)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.live)
+            .map(|(i, s)| (i as u32, s.client, s.seq))
+            .collect();
+        self.held.clear();
+        for &(i, _, _) in &lost {
+            self.release(i);
+        }
+        lost.into_iter().map(|(_, c, s)| (c, s)).collect()
+    }
+
+    /// Brings a downed server back, empty.
+    pub fn come_up(&mut self) {
+        self.down = false;
+    }
+
+    /// Sets the slowdown factor (1 = normal speed).
+    pub fn set_slowdown(&mut self, f: f64) {
+        self.slowdown = f;
+    }
+}
