@@ -1,16 +1,25 @@
 //! The Redis budget against a real redis-server: gRPC's arithmetic through the Lua script,
 //! several processes sharing one bucket, and the fallback when Redis is slow or killed.
 
-mod common;
-
-use common::RedisServer;
 use rebound_redis::RedisBudget;
+use rebound_testkit::RedisServer;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const WORKER_URL: &str = "REBOUND_REDIS_TEST_URL";
 const WORKERS: usize = 4;
 const FAILURES_PER_WORKER: usize = 10;
+
+/// Runs one command on the server at `url` (a separate, blocking connection).
+fn query<T: redis::FromRedisValue>(url: &str, cmd: &mut redis::Cmd) -> T {
+    let mut conn = redis::Client::open(url).unwrap().get_connection().unwrap();
+    cmd.query(&mut conn).unwrap()
+}
+
+/// Makes the server hold every client's commands for `ms` milliseconds (a slow Redis).
+fn pause(url: &str, ms: u64) {
+    query::<()>(url, redis::cmd("CLIENT").arg("PAUSE").arg(ms).arg("ALL"));
+}
 
 fn budget(url: &str, key: &str) -> RedisBudget {
     RedisBudget::builder(url, key, 10.0, 0.1).build().unwrap()
@@ -33,8 +42,8 @@ async fn grpc_arithmetic_holds_through_redis() {
     }
     assert!(b.on_failure().await, "5 + 1.1 - 1 = 5.1 is above 5");
     assert_eq!((b.fallbacks(), b.is_degraded()), (0, false));
-    assert_eq!(server.command("GET arith").as_deref(), Some("$4"), "5100 milli-tokens stored");
-    let ttl: i64 = server.command("PTTL arith").unwrap().trim_start_matches(':').parse().unwrap();
+    assert_eq!(query::<i64>(&server.url(), redis::cmd("GET").arg("arith")), 5100, "milli-tokens");
+    let ttl: i64 = query(&server.url(), redis::cmd("PTTL").arg("arith"));
     assert!(ttl > 0 && ttl <= 600_000, "the key has a TTL: {ttl} ms");
 }
 
@@ -90,15 +99,12 @@ async fn a_slow_redis_falls_back_within_the_timeout() {
     let server = RedisServer::start();
     let b = budget(&server.url(), "slow");
     assert!(b.on_failure().await);
-    let port = server.port;
-    let sleeper = std::thread::spawn(move || RedisServer::command_on(port, "DEBUG SLEEP 0.5"));
-    std::thread::sleep(Duration::from_millis(50));
+    pause(&server.url(), 500);
     let start = Instant::now();
     assert!(b.on_failure().await, "the local bucket (10 -> 9) allows a retry");
     let took = start.elapsed();
     assert!(took < Duration::from_millis(250), "fell back in {took:?}");
     assert!(b.is_degraded() && b.fallbacks() == 1);
-    sleeper.join().unwrap();
 }
 
 #[tokio::test]
@@ -141,8 +147,7 @@ impl std::io::Write for Captured {
 
 #[tokio::test(flavor = "current_thread")]
 async fn an_outage_is_logged_once_and_the_recovery_once() {
-    let mut server = RedisServer::start();
-    let port = server.port;
+    let server = RedisServer::start();
     let log = Captured::default();
     let sink = log.clone();
     let subscriber = tracing_subscriber::fmt().with_writer(move || sink.clone()).with_ansi(false).finish();
@@ -152,17 +157,16 @@ async fn an_outage_is_logged_once_and_the_recovery_once() {
         .build()
         .unwrap();
     b.on_success().await;
-    server.kill();
-    for _ in 0..20 {
+    pause(&server.url(), 400);
+    let outage = Instant::now();
+    while outage.elapsed() < Duration::from_millis(250) {
         b.on_success().await;
         tokio::time::sleep(Duration::from_millis(5)).await; // real time: reprobes Redis
     }
-    assert!(b.fallbacks() >= 2, "Redis was probed again while down: {}", b.fallbacks());
-    let restarted = RedisServer::start_on(port);
-    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert!(b.fallbacks() >= 2, "Redis was probed again while slow: {}", b.fallbacks());
+    tokio::time::sleep(Duration::from_millis(400)).await; // the pause is over
     b.on_success().await;
     assert!(!b.is_degraded(), "back on the shared bucket once Redis answers");
-    drop(restarted);
     let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
     assert_eq!(text.matches("Redis unreachable, using the local retry budget").count(), 1, "{text}");
     assert_eq!(text.matches("Redis answers again").count(), 1, "{text}");
@@ -191,7 +195,7 @@ fn blocking_calls_share_the_bucket_through_the_background_sender() {
     // Each client decides from Redis's count as of its own last call, so it misses the other's
     // failure since: one retry more than the exact async path's 4 (two local buckets: 8).
     assert_eq!(granted, 5, "two clients of one bucket of 10, each one call behind the other");
-    assert_eq!(server.command("GET blocking").as_deref(), Some("$1"), "0 tokens left: 10 failures");
+    assert_eq!(query::<i64>(&server.url(), redis::cmd("GET").arg("blocking")), 0, "10 failures");
     a.record_success();
     wait_sent(&a);
     assert!((a.tokens() - 0.1).abs() < 1e-9, "{}", a.tokens());
