@@ -28,6 +28,8 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod attempt;
+mod budget;
 mod middleware;
 
+pub use budget::BudgetHooks;
 pub use middleware::{AttemptTimedOut, RetryMiddleware};

@@ -1,6 +1,7 @@
 //! [`RetryMiddleware`]: the settings and the `reqwest_middleware::Middleware` implementation.
 
 use crate::attempt::Attempt;
+use crate::budget::BudgetHooks;
 use http::Extensions;
 use rebound::http::{is_idempotent_method, RetryableStatuses};
 use rebound::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
@@ -24,7 +25,7 @@ use std::time::{Duration, SystemTime};
 ///
 /// # Default
 /// [`RetryableStatuses::default()`] (408, 429, 500, 502, 503, 504), hint ceiling 60 s
-/// ([`DEFAULT_HINT_CEILING`]), idempotent methods only, no per-attempt timeout.
+/// ([`DEFAULT_HINT_CEILING`]), idempotent methods only, no per-attempt timeout, no budget.
 #[derive(Debug, Clone)]
 pub struct RetryMiddleware {
     policy: Policy,
@@ -32,6 +33,7 @@ pub struct RetryMiddleware {
     hint_ceiling: Duration,
     non_idempotent: bool,
     attempt_timeout: Option<Duration>,
+    budget: Option<BudgetHooks>,
 }
 
 /// An attempt that did not finish within [`RetryMiddleware::attempt_timeout`], and was the last.
@@ -49,6 +51,7 @@ impl RetryMiddleware {
             hint_ceiling: DEFAULT_HINT_CEILING,
             non_idempotent: false,
             attempt_timeout: None,
+            budget: None,
         }
     }
 
@@ -80,6 +83,14 @@ impl RetryMiddleware {
         self
     }
 
+    /// Consults `budget` after each retryable failure (and tells it of each success: any
+    /// response outside the retryable statuses): a retry it refuses is not sent, and the last
+    /// response (or error) is returned. Requests that may not be retried skip the budget.
+    pub fn budget(mut self, budget: BudgetHooks) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// Whether this request may be retried at all.
     fn may_retry(&self, req: &Request) -> bool {
         (self.non_idempotent || is_idempotent_method(req.method().as_str())) && req.try_clone().is_some()
@@ -93,19 +104,22 @@ impl RetryMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<Response> {
-        let (req, next, statuses) = (&req, &next, self.statuses);
+        let (req, next, statuses, budget) = (&req, &next, self.statuses, self.budget.as_ref());
         let extensions = &tokio::sync::Mutex::new(extensions);
         let attempt = move || async move {
             let copy = req.try_clone().expect("may_retry checked that the request clones");
             let mut ext = extensions.lock().await;
             match next.clone().run(copy, &mut ext).await {
                 Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
-                Ok(res) => Ok(res),
+                Ok(res) => {
+                    budget.inspect(|b| b.succeeded());
+                    Ok(res)
+                }
                 Err(e) => Err(Attempt::Transport(e)),
             }
         };
         let executor = rebound::retry_async(self.policy.backoff(), attempt)
-            .when(|a: &Attempt| a.is_transient())
+            .when(|a: &Attempt| a.is_transient() && budget.is_none_or(BudgetHooks::allow_retry))
             .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
             .hint_ceiling(self.hint_ceiling);
         let result = match self.attempt_timeout {

@@ -138,3 +138,27 @@ async fn connection_refused_is_retried_then_returned() {
     assert!(matches!(&err, reqwest_middleware::Error::Reqwest(e) if e.is_connect()), "{err:?}");
     assert_eq!(start.elapsed(), Duration::from_millis(100 + 200 + 400));
 }
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn a_budget_stops_retries_and_hears_of_successes() {
+    use rebound_reqwest::BudgetHooks;
+    let server = FlakyServer::start(4, StatusCode::SERVICE_UNAVAILABLE, None).await;
+    // Two retries for the client's whole life.
+    let (left, successes) = (Arc::new(AtomicU32::new(2)), Arc::new(AtomicU32::new(0)));
+    let (l, s) = (left.clone(), successes.clone());
+    let hooks = BudgetHooks::new(
+        move |_| l.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok(),
+        move |_| {
+            s.fetch_add(1, Ordering::AcqRel);
+        },
+    );
+    let client = client(RetryMiddleware::new(policy(5)).budget(hooks));
+    let first = client.get(server.url()).send().await.unwrap();
+    assert_eq!((first.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 3), "1 try + 2 retries");
+    let second = client.get(server.url()).send().await.unwrap();
+    assert_eq!((second.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 4), "budget spent");
+    assert_eq!(successes.load(Ordering::SeqCst), 0);
+    let third = client.get(server.url()).send().await.unwrap();
+    assert_eq!((third.status(), server.hits()), (StatusCode::OK, 5));
+    assert_eq!(successes.load(Ordering::SeqCst), 1);
+}
