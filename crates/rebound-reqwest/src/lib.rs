@@ -28,8 +28,7 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod attempt;
-mod budget;
 mod middleware;
 
-pub use budget::BudgetHooks;
 pub use middleware::{AttemptTimedOut, RetryMiddleware};
+pub use rebound_tower::BudgetHooks;

@@ -1,13 +1,14 @@
 //! [`RetryMiddleware`]: the settings and the `reqwest_middleware::Middleware` implementation.
 
 use crate::attempt::Attempt;
-use crate::budget::BudgetHooks;
+use crate::BudgetHooks;
 use http::Extensions;
 use rebound::http::{is_idempotent_method, RetryableStatuses};
 use rebound::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 use std::time::{Duration, SystemTime};
+use tokio::time::Instant;
 
 /// A `reqwest-middleware` middleware that retries with a Rebound [`Policy`].
 ///
@@ -112,14 +113,16 @@ impl RetryMiddleware {
             match next.clone().run(copy, &mut ext).await {
                 Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
                 Ok(res) => {
-                    budget.inspect(|b| b.succeeded());
+                    budget.inspect(|b| b.on_success(Instant::now().into_std()));
                     Ok(res)
                 }
                 Err(e) => Err(Attempt::Transport(e)),
             }
         };
         let executor = rebound::retry_async(self.policy.backoff(), attempt)
-            .when(|a: &Attempt| a.is_transient() && budget.is_none_or(BudgetHooks::allow_retry))
+            .when(|a: &Attempt| {
+                a.is_transient() && budget.is_none_or(|b| b.on_failure(Instant::now().into_std()))
+            })
             .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
             .hint_ceiling(self.hint_ceiling);
         let result = match self.attempt_timeout {

@@ -5,6 +5,7 @@
 //! [`PolicyBackoff`] (its own jitter draw) and notes the time the request started, for the
 //! policy's `max_elapsed`.
 
+use crate::budget::BudgetHooks;
 use crate::predicate::{RetryErrors, RetryPredicate};
 use rebound::{Backoff, Policy, PolicyBackoff};
 use std::fmt;
@@ -21,7 +22,8 @@ use tokio::time::{Instant, Sleep};
 /// rule).
 ///
 /// # Default
-/// [`ReboundPolicy::new`] retries every `Err` ([`RetryErrors`]), draws jitter from entropy and
+/// [`ReboundPolicy::new`] retries every `Err` ([`RetryErrors`]), has no budget, draws jitter
+/// from entropy and
 /// stops when the policy's stop conditions say so (`max_retries`, `stop_at`, `max_elapsed`).
 pub struct ReboundPolicy<Req, P = RetryErrors> {
     policy: Policy,
@@ -29,6 +31,7 @@ pub struct ReboundPolicy<Req, P = RetryErrors> {
     cloner: fn(&Req) -> Option<Req>,
     /// Next seed for a request's backoff, when jitter is seeded.
     seeds: Option<Arc<AtomicU64>>,
+    budget: Option<BudgetHooks>,
     backoff: PolicyBackoff,
     started: Instant,
 }
@@ -49,6 +52,7 @@ impl<Req> ReboundPolicy<Req, RetryErrors> {
             predicate: RetryErrors,
             cloner,
             seeds: None,
+            budget: None,
             backoff: policy.backoff(),
             started: Instant::now(),
         }
@@ -63,6 +67,7 @@ impl<Req, P> ReboundPolicy<Req, P> {
             predicate,
             cloner: self.cloner,
             seeds: self.seeds,
+            budget: self.budget,
             backoff: self.backoff,
             started: self.started,
         }
@@ -72,6 +77,14 @@ impl<Req, P> ReboundPolicy<Req, P> {
     /// `seed + n × 0x9E3779B97F4A7C15` (wrapping; the golden-ratio increment of SplitMix64).
     pub fn seed(mut self, seed: u64) -> Self {
         self.seeds = Some(Arc::new(AtomicU64::new(seed)));
+        self
+    }
+
+    /// Consults `budget` after each result the predicate would retry (a refusal ends the
+    /// retries and returns that result) and tells it of each `Ok` result the predicate accepts.
+    /// Times passed to the hooks come from tokio's clock (paused in tests).
+    pub fn budget(mut self, budget: BudgetHooks) -> Self {
+        self.budget = Some(budget);
         self
     }
 
@@ -105,6 +118,7 @@ impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
             predicate: self.predicate.clone(),
             cloner: self.cloner,
             seeds: self.seeds.clone(),
+            budget: self.budget.clone(),
             backoff,
             started: Instant::now(),
         }
@@ -117,6 +131,7 @@ impl<Req, P> fmt::Debug for ReboundPolicy<Req, P> {
             .field("policy", &self.policy)
             .field("retries", &self.backoff.retries())
             .field("seeded", &self.seeds.is_some())
+            .field("budget", &self.budget.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -128,7 +143,14 @@ where
     type Future = Sleep;
 
     fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Sleep> {
+        let now = Instant::now().into_std();
         if !self.predicate.should_retry(req, result) {
+            if let (Some(budget), Ok(_)) = (&self.budget, &result) {
+                budget.on_success(now);
+            }
+            return None;
+        }
+        if self.budget.as_ref().is_some_and(|b| !b.on_failure(now)) {
             return None;
         }
         self.next_delay().map(tokio::time::sleep)

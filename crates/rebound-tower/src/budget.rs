@@ -1,10 +1,10 @@
-//! [`BudgetHooks`]: how the middleware consults a retry budget.
+//! [`BudgetHooks`]: how the integrations consult a retry budget.
 //!
 //! A retry budget caps how many retries a client sends at all, where backoff only spaces them
-//! out (gRPC A6 retry throttling, Finagle's RetryBudget, the AWS SDK's retry quota). The
-//! middleware talks to any budget through two hooks, so that every kind fits: a process-local
-//! token bucket, or the fleet-wide one in `rebound-redis`
-//! (`RedisBudget::record_failure` / `record_success`).
+//! out (gRPC A6 retry throttling, Finagle's RetryBudget, the AWS SDK's retry quota). The tower
+//! policy and the reqwest middleware (`rebound-reqwest` re-exports this type) talk to any budget
+//! through two hooks, so that every kind fits: a process-local token bucket, or the fleet-wide
+//! one in `rebound-redis` (`RedisBudget::record_failure` / `record_success`).
 
 use std::fmt;
 use std::sync::Arc;
@@ -18,7 +18,7 @@ type OnSuccess = dyn Fn(Instant) + Send + Sync;
 /// after a success, `on_success(now)` records it. `now` is when the attempt ended.
 ///
 /// ```
-/// use rebound_reqwest::BudgetHooks;
+/// use rebound_tower::BudgetHooks;
 /// use std::sync::atomic::{AtomicU32, Ordering};
 /// use std::sync::Arc;
 ///
@@ -45,12 +45,14 @@ impl BudgetHooks {
         BudgetHooks { on_failure: Arc::new(on_failure), on_success: Arc::new(on_success) }
     }
 
-    pub(crate) fn allow_retry(&self) -> bool {
-        (self.on_failure)(Instant::now())
+    /// Records a retryable failure that ended at `now`; `true` if a retry is allowed.
+    pub fn on_failure(&self, now: Instant) -> bool {
+        (self.on_failure)(now)
     }
 
-    pub(crate) fn succeeded(&self) {
-        (self.on_success)(Instant::now())
+    /// Records a success that ended at `now`.
+    pub fn on_success(&self, now: Instant) {
+        (self.on_success)(now)
     }
 }
 
