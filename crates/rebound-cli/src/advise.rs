@@ -1,5 +1,6 @@
 //! `rebound advise`: recommended backoff parameters for a system, with the evidence.
 
+use crate::plot::{self, Panel, Series};
 use crate::table;
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
@@ -41,6 +42,10 @@ pub struct Args {
     /// Print one JSON document (its `spec` field is the recommended spec).
     #[arg(long)]
     json: bool,
+    /// Draw the evidence — goodput over time, one line per policy, the outage shaded — to this
+    /// .svg or .png.
+    #[arg(long, value_name = "PATH")]
+    plot: Option<PathBuf>,
 }
 
 /// Parses `R/s` or `R` (requests per second), a finite number > 0.
@@ -97,6 +102,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let inputs = inputs(&args)?;
     let advice =
         advise(&inputs, |scenario, specs| specs.par_iter().map(|p| storm::run(scenario, p)).collect())?;
+    if let Some(path) = &args.plot {
+        plot::draw(path, &[panel(&advice)])?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&advice)?);
         return Ok(ExitCode::SUCCESS);
@@ -129,4 +137,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
         )
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn panel(advice: &rebound_sim::advise::Advice) -> Panel {
+    let o = &advice.scenario.outage;
+    Panel {
+        title: format!(
+            "Goodput after a {} s pause: the recommendation against the alternatives",
+            (o.end - o.start).as_secs()
+        ),
+        x_label: "simulated time (s); outage shaded".into(),
+        y_label: "OK req/s".into(),
+        series: advice
+            .evidence
+            .iter()
+            .map(|e| Series {
+                name: format!("{}: {}", e.label, e.policy),
+                points: e.series.iter().map(|p| (p.t as f64 + 1.0, p.ok as f64)).collect(),
+            })
+            .collect(),
+        shade: Some((o.start.as_secs_f64(), o.end.as_secs_f64())),
+    }
 }

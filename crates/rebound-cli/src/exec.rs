@@ -159,6 +159,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Ok(ExitCode::from(match &e.last {
                 Failure::Error(err) => err.exit_code(),
                 Failure::TimedOut(_) => 124,
+                Failure::Rejected => 1,
             }))
         }
     }

@@ -186,7 +186,7 @@ fn bench_scenario() -> Scenario {
 
 fn bench(policy: Option<&Spec>) -> Result<ExitCode> {
     let scenario = bench_scenario();
-    let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies()[1]);
+    let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies().swap_remove(1));
     let rss_before = peak_rss_kib();
     let started = Instant::now();
     let r = storm::run(&scenario, &spec);

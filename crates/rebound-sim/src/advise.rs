@@ -79,6 +79,8 @@ pub struct Evidence {
     pub peak_concurrency: u64,
     /// Requests the policy gave up on: recovery bought by dropping work.
     pub gave_up: u64,
+    /// Goodput and concurrency per simulated second.
+    pub series: Vec<crate::report::Point>,
 }
 
 /// The recommendation, its reasons and the evidence.
@@ -264,6 +266,7 @@ pub fn advise(
             amplification: r.amplification,
             peak_concurrency: r.peak_concurrency,
             gave_up: r.gave_up,
+            series: r.series,
         })
         .collect();
     Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence })

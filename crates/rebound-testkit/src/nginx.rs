@@ -39,7 +39,8 @@ impl Nginx {
         std::fs::write(dir.0.join("html/index.html"), "hello from nginx\n").expect("writing index.html");
         let port = free_port();
         let conf = format!(
-            "worker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\ndaemon off;\n\
+            // One process (no master and workers), so that killing it stops nginx entirely.
+            "master_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\ndaemon off;\n\
              events {{ worker_connections 1024; }}\n\
              http {{\n  access_log {d}/access.log;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
                fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\

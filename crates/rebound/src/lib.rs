@@ -38,6 +38,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod backoff;
+pub mod budget;
 mod clock;
 mod error;
 pub mod http;
@@ -47,6 +48,7 @@ mod responsive;
 mod retry;
 mod seed;
 pub mod spec;
+pub mod throttle;
 
 pub use backoff::{Backoff, Immediate};
 #[cfg(feature = "tokio")]

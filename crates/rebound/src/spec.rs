@@ -27,6 +27,8 @@
 //! | `threshold` | responsive | successes ≥ 1 | `10` |
 //! | `randomization` | responsive | factor in [0, 1] | `0.3` |
 //! | `max-randomization` | responsive | duration | `2m` |
+//! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
+//! | `throttle` | all | `sre:K` (Google SRE adaptive throttling) or `cubic` (AWS SDK adaptive mode); see [`crate::throttle`] | none |
 //!
 //! ```
 //! use rebound::Spec;
@@ -36,10 +38,12 @@
 //! # Ok::<(), rebound::ConfigError>(())
 //! ```
 
+use crate::budget::BudgetSpec;
 use crate::error::ConfigError;
 use crate::jitter::Jitter;
 use crate::policy::{fmt_duration, Policy, PolicyBuilder, Schedule};
 use crate::responsive::ResponsiveConfig;
+use crate::throttle::ThrottleSpec;
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -49,31 +53,70 @@ const POLICY_KEYS: &str =
 const RESPONSIVE_KEYS: &str = "initial, max, up, down, threshold, randomization, max-randomization";
 const DURATION: &str = "a duration such as 100ms, 1s or 15m";
 
-/// A parsed policy spec: a backoff policy or a responsive backoff configuration.
+/// A parsed policy spec: a backoff policy or a responsive backoff configuration, optionally
+/// with a retry budget (`budget=`) and a client-side throttle (`throttle=`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    kind: Kind,
+    budget: Option<BudgetSpec>,
+    throttle: Option<ThrottleSpec>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
-#[non_exhaustive]
-pub enum Spec {
-    /// `constant`, `linear` or `exponential`.
+enum Kind {
     Policy(Policy),
-    /// `responsive` (S4).
     Responsive(ResponsiveConfig),
+}
+
+impl From<Policy> for Spec {
+    fn from(p: Policy) -> Spec {
+        Spec { kind: Kind::Policy(p), budget: None, throttle: None }
+    }
+}
+
+impl From<ResponsiveConfig> for Spec {
+    fn from(r: ResponsiveConfig) -> Spec {
+        Spec { kind: Kind::Responsive(r), budget: None, throttle: None }
+    }
 }
 
 impl Spec {
     /// The backoff policy, if this spec is one.
     pub fn policy(&self) -> Option<&Policy> {
-        match self {
-            Spec::Policy(p) => Some(p),
-            Spec::Responsive(_) => None,
+        match &self.kind {
+            Kind::Policy(p) => Some(p),
+            Kind::Responsive(_) => None,
         }
     }
 
     /// The responsive configuration, if this spec is one.
     pub fn responsive(&self) -> Option<&ResponsiveConfig> {
-        match self {
-            Spec::Responsive(r) => Some(r),
-            Spec::Policy(_) => None,
+        match &self.kind {
+            Kind::Responsive(r) => Some(r),
+            Kind::Policy(_) => None,
         }
+    }
+
+    /// The retry budget (`budget=`), if any.
+    pub fn budget(&self) -> Option<&BudgetSpec> {
+        self.budget.as_ref()
+    }
+
+    /// The client-side throttle (`throttle=`), if any.
+    pub fn throttle(&self) -> Option<&ThrottleSpec> {
+        self.throttle.as_ref()
+    }
+
+    /// This spec with a retry budget.
+    pub fn with_budget(mut self, budget: BudgetSpec) -> Spec {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// This spec with a client-side throttle.
+    pub fn with_throttle(mut self, throttle: ThrottleSpec) -> Spec {
+        self.throttle = Some(throttle);
+        self
     }
 }
 
@@ -207,11 +250,22 @@ impl FromStr for Spec {
     fn from_str(s: &str) -> Result<Spec, ConfigError> {
         let s = s.trim();
         let (kind, body) = s.split_once(':').unwrap_or((s, ""));
-        match kind.trim() {
-            k @ ("constant" | "linear" | "exponential") => parse_policy(k, body).map(Spec::Policy),
-            "responsive" => parse_responsive(body).map(Spec::Responsive),
-            other => Err(ConfigError::UnknownKind { kind: other.to_string() }),
+        // `budget=` and `throttle=` go with every kind; the rest is the kind's own.
+        let (mut budget, mut throttle, mut own) = (None, None, Vec::new());
+        for (k, v) in entries(body)? {
+            match k {
+                "budget" => budget = Some(v.parse::<BudgetSpec>()?),
+                "throttle" => throttle = Some(v.parse::<ThrottleSpec>()?),
+                _ => own.push(format!("{k}={v}")),
+            }
         }
+        let own = own.join(",");
+        let kind = match kind.trim() {
+            k @ ("constant" | "linear" | "exponential") => Kind::Policy(parse_policy(k, &own)?),
+            "responsive" => Kind::Responsive(parse_responsive(&own)?),
+            other => return Err(ConfigError::UnknownKind { kind: other.to_string() }),
+        };
+        Ok(Spec { kind, budget, throttle })
     }
 }
 
@@ -220,14 +274,28 @@ impl FromStr for Policy {
 
     /// Parses a `constant`, `linear` or `exponential` spec.
     fn from_str(s: &str) -> Result<Policy, ConfigError> {
-        match s.parse::<Spec>()? {
-            Spec::Policy(p) => Ok(p),
-            Spec::Responsive(_) => Err(ConfigError::invalid(
+        let spec = s.parse::<Spec>()?;
+        if let Some(b) = spec.budget() {
+            return Err(ConfigError::invalid(
+                "budget",
+                b,
+                "absent here: a budget is shared by calls, parse a `Spec`",
+            ));
+        }
+        if let Some(t) = spec.throttle() {
+            return Err(ConfigError::invalid(
+                "throttle",
+                t,
+                "absent here: a throttle is shared by calls, parse a `Spec`",
+            ));
+        }
+        spec.policy().copied().ok_or_else(|| {
+            ConfigError::invalid(
                 "kind",
                 "responsive",
                 "constant, linear or exponential here (a responsive backoff is not a per-call policy)",
-            )),
-        }
+            )
+        })
     }
 }
 
@@ -303,10 +371,17 @@ impl fmt::Display for ResponsiveConfig {
 
 impl fmt::Display for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Spec::Policy(p) => p.fmt(f),
-            Spec::Responsive(r) => r.fmt(f),
+        match &self.kind {
+            Kind::Policy(p) => p.fmt(f)?,
+            Kind::Responsive(r) => r.fmt(f)?,
         }
+        if let Some(b) = &self.budget {
+            write!(f, ",budget={b}")?;
+        }
+        if let Some(t) = &self.throttle {
+            write!(f, ",throttle={t}")?;
+        }
+        Ok(())
     }
 }
 

@@ -68,7 +68,7 @@ proptest! {
         let text = format!("{kind}:{}", body.join(","));
         if let Ok(spec) = text.parse::<Spec>() {
             let again: Spec = spec.to_string().parse().unwrap();
-            prop_assert_eq!(spec, again);
+            prop_assert_eq!(&spec, &again);
             if let Some(p) = spec.policy() {
                 for d in p.backoff_seeded(seed).take(50) {
                     if let Some(cap) = p.cap() {

@@ -36,10 +36,14 @@ where
     pub fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
         let mut run = self.start();
         loop {
+            while let Some(wait) = self.admission(&mut run)? {
+                self.sleeper.sleep(wait);
+            }
             run.attempts += 1;
             self.metrics.on_attempt();
             match (self.op)() {
                 Ok(value) => {
+                    self.after_success(&run);
                     self.metrics.on_success(run.attempts);
                     return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
                 }

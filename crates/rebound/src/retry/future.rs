@@ -66,6 +66,9 @@ where
         async move {
             let mut run = self.start();
             loop {
+                while let Some(wait) = self.admission(&mut run)? {
+                    self.sleeper.sleep(wait).await;
+                }
                 run.attempts += 1;
                 self.metrics.on_attempt();
                 let limit = self.attempt_limit(&run);
@@ -75,6 +78,7 @@ where
                 };
                 let failure = match result {
                     Ok(Ok(value)) => {
+                        self.after_success(&run);
                         self.metrics.on_success(run.attempts);
                         return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept }));
                     }

@@ -51,10 +51,13 @@ pub(crate) mod outcome;
 pub use hooks::{AlwaysRetry, HintFn, NoHint, NoNotify, Notify, Predicate};
 
 use crate::backoff::Backoff;
+use crate::budget::{RetryBudget, RetryCause};
 use crate::clock::{SystemClock, ThreadSleeper};
+use crate::throttle::{Admission, Throttle};
 use metrics::{Metrics, NoMetrics};
 use outcome::{Failure, GiveUp, RetryError, RetryEvent};
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The default ceiling on a server's wait hint: 60 s.
@@ -82,6 +85,14 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
     clock: C,
     metrics: M,
     settings: Settings,
+    guard: Guard,
+}
+
+/// The shared protections of an executor: a retry budget and a client-side throttle.
+#[derive(Debug, Clone, Default)]
+struct Guard {
+    budget: Option<Arc<dyn RetryBudget>>,
+    throttle: Option<Arc<dyn Throttle>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -154,6 +165,7 @@ impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetric
             sleeper,
             clock,
             metrics: NoMetrics,
+            guard: Guard::default(),
             settings: Settings {
                 max_elapsed: None,
                 hint_ceiling: DEFAULT_HINT_CEILING,
@@ -179,6 +191,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             clock: self.clock,
             metrics: self.metrics,
             settings: self.settings,
+            guard: self.guard,
         }
     }
 
@@ -195,6 +208,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             clock: self.clock,
             metrics: self.metrics,
             settings: self.settings,
+            guard: self.guard,
         }
     }
 
@@ -211,6 +225,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             clock: self.clock,
             metrics: self.metrics,
             settings: self.settings,
+            guard: self.guard,
         }
     }
 
@@ -227,6 +242,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             clock: self.clock,
             metrics: self.metrics,
             settings: self.settings,
+            guard: self.guard,
         }
     }
 
@@ -243,6 +259,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             clock,
             metrics: self.metrics,
             settings: self.settings,
+            guard: self.guard,
         }
     }
 
@@ -259,6 +276,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             clock: self.clock,
             metrics,
             settings: self.settings,
+            guard: self.guard,
         }
     }
 
@@ -275,6 +293,21 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
         self.settings.hint_ceiling = d;
         self
     }
+
+    /// Draws retries from a shared retry budget ([`crate::budget`]): a retry it denies ends the
+    /// call with [`GiveUp::BudgetExhausted`]. The executor reports each request, failure and
+    /// success to it, at the executor's clock.
+    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
+        self.guard.budget = Some(budget);
+        self
+    }
+
+    /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
+    /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`].
+    pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
+        self.guard.throttle = Some(throttle);
+        self
+    }
 }
 
 /// The per-call state shared by both executors.
@@ -284,6 +317,8 @@ struct Run {
     deadline: Option<(Instant, Duration)>,
     attempts: u64,
     slept: Duration,
+    /// What the last granted retry followed (for the budget's accounting of a success).
+    retried: Option<RetryCause>,
 }
 
 impl Run {
@@ -312,7 +347,53 @@ where
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        Run { deadline: deadline.map(|d| (self.clock.now(), d)), attempts: 0, slept: Duration::ZERO }
+        if let Some(b) = &self.guard.budget {
+            b.on_request(self.clock.now());
+        }
+        Run {
+            deadline: deadline.map(|d| (self.clock.now(), d)),
+            attempts: 0,
+            slept: Duration::ZERO,
+            retried: None,
+        }
+    }
+
+    /// Before an attempt: `Ok(None)` to send it, `Ok(Some(wait))` to wait and ask again, or
+    /// the final error if the throttle rejects it.
+    #[inline]
+    fn admission<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
+        let Some(t) = &self.guard.throttle else { return Ok(None) };
+        match t.admit(self.clock.now()) {
+            Admission::Send => Ok(None),
+            Admission::Wait(d) => {
+                run.slept = run.slept.saturating_add(d);
+                Ok(Some(d))
+            }
+            Admission::Reject => {
+                self.metrics.on_give_up(GiveUp::Throttled, run.attempts);
+                Err(RetryError {
+                    reason: GiveUp::Throttled,
+                    last: Failure::Rejected,
+                    attempts: run.attempts,
+                    slept: run.slept,
+                })
+            }
+        }
+    }
+
+    /// After a successful attempt: tells the budget and the throttle.
+    #[inline]
+    fn after_success(&mut self, run: &Run) {
+        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+            return;
+        }
+        let now = self.clock.now();
+        if let Some(b) = &self.guard.budget {
+            b.on_success(now, run.retried);
+        }
+        if let Some(t) = &self.guard.throttle {
+            t.on_response(now, false);
+        }
     }
 
     /// After a failed attempt: the wait before the next one, or the final error.
@@ -328,19 +409,51 @@ where
                 (ok, if ok { self.hint.hint(e) } else { None })
             }
             Failure::TimedOut(_) => (self.settings.retry_timeouts, None),
+            Failure::Rejected => (false, None),
         };
+        let cause =
+            if matches!(failure, Failure::TimedOut(_)) { RetryCause::Timeout } else { RetryCause::Error };
         let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
-        match self.decide(retryable, hint, elapsed) {
+        let decision = self.decide(retryable, hint, elapsed);
+        let decision = match decision {
+            Ok(delay) => self.guarded(cause, true).map(|()| delay),
+            Err(reason) => self.guarded(cause, false).and(Err(reason)),
+        };
+        match decision {
             Ok(delay) => {
                 self.notify.notify(&RetryEvent { attempt: run.attempts, failure: &failure, delay, hint });
                 self.metrics.on_retry(delay);
                 run.slept = run.slept.saturating_add(delay);
+                run.retried = Some(cause);
                 Ok(delay)
             }
             Err(reason) => {
                 self.metrics.on_give_up(reason, run.attempts);
                 Err(RetryError { reason, last: failure, attempts: run.attempts, slept: run.slept })
             }
+        }
+    }
+
+    /// Tells the budget and the throttle about a failed attempt and, if the executor would
+    /// retry, asks the budget for the retry.
+    fn guarded(&mut self, cause: RetryCause, retry: bool) -> Result<(), GiveUp> {
+        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+            return Ok(());
+        }
+        let now = self.clock.now();
+        if let Some(t) = &self.guard.throttle {
+            t.on_response(now, true);
+        }
+        match &self.guard.budget {
+            Some(b) => {
+                b.on_failure(now);
+                if !retry || b.try_retry(now, cause) {
+                    Ok(())
+                } else {
+                    Err(GiveUp::BudgetExhausted)
+                }
+            }
+            None => Ok(()),
         }
     }
 

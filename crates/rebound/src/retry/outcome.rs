@@ -10,6 +10,8 @@ pub enum Failure<E> {
     Error(E),
     /// The attempt did not finish within its timeout (async executor only).
     TimedOut(Duration),
+    /// The client's throttle rejected the attempt: it was never sent.
+    Rejected,
 }
 
 impl<E> Failure<E> {
@@ -17,7 +19,7 @@ impl<E> Failure<E> {
     pub fn error(&self) -> Option<&E> {
         match self {
             Failure::Error(e) => Some(e),
-            Failure::TimedOut(_) => None,
+            Failure::TimedOut(_) | Failure::Rejected => None,
         }
     }
 }
@@ -27,6 +29,7 @@ impl<E: fmt::Display> fmt::Display for Failure<E> {
         match self {
             Failure::Error(e) => e.fmt(f),
             Failure::TimedOut(d) => write!(f, "attempt timed out after {d:?}"),
+            Failure::Rejected => f.write_str("attempt rejected by the client's throttle"),
         }
     }
 }
@@ -41,6 +44,10 @@ pub enum GiveUp {
     Exhausted,
     /// The next wait would end past the overall deadline (`max_elapsed`).
     Deadline,
+    /// The retry budget denied the retry.
+    BudgetExhausted,
+    /// The client-side throttle rejected the attempt.
+    Throttled,
     /// The server asked for a wait (Retry-After) longer than the configured ceiling.
     HintAboveCeiling {
         /// The wait the server asked for.
@@ -56,6 +63,8 @@ impl fmt::Display for GiveUp {
             GiveUp::Permanent => f.write_str("permanent error"),
             GiveUp::Exhausted => f.write_str("retries exhausted"),
             GiveUp::Deadline => f.write_str("the next wait would pass the deadline"),
+            GiveUp::BudgetExhausted => f.write_str("the retry budget is exhausted"),
+            GiveUp::Throttled => f.write_str("the client-side throttle rejected the attempt"),
             GiveUp::HintAboveCeiling { hint, ceiling } => {
                 write!(f, "server asked to retry after {hint:?}, above the ceiling of {ceiling:?}")
             }
@@ -82,7 +91,7 @@ impl<E> RetryError<E> {
     pub fn into_error(self) -> Option<E> {
         match self.last {
             Failure::Error(e) => Some(e),
-            Failure::TimedOut(_) => None,
+            Failure::TimedOut(_) | Failure::Rejected => None,
         }
     }
 

@@ -1,0 +1,153 @@
+//! The AWS SDKs' adaptive retry mode: a client-side token bucket paced by CUBIC.
+
+use super::{Admission, Throttle};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// CUBIC's multiplicative decrease, β.
+pub const BETA: f64 = 0.7;
+/// CUBIC's scale constant, C.
+pub const SCALE: f64 = 0.4;
+/// The weight of the newest measurement of the send rate (an EWMA).
+pub const SMOOTH: f64 = 0.8;
+const MIN_FILL_RATE: f64 = 0.5;
+const MIN_CAPACITY: f64 = 1.0;
+
+/// The AWS SDKs' adaptive retry mode: a token bucket at the client, switched on by the first
+/// throttling response, whose refill rate follows CUBIC (RFC 8312's window growth, applied to a
+/// request rate).
+///
+/// - The send rate is measured in 0.5 s buckets and smoothed with an EWMA of weight 0.8.
+/// - On a throttle: `W_max` = the measured rate (or `min(measured, fill_rate)` once the bucket
+///   is on), `K = cbrt(W_max (1 − β) / C)`, and the rate drops to `β · W_max`.
+/// - On a success: the rate is `C (t − t_throttle − K)³ + W_max`, so it climbs back fast, levels
+///   off near `W_max`, then probes above it.
+/// - The rate is never set above twice the measured send rate; β = 0.7, C = 0.4.
+///
+/// Each send takes one token; without one, [`admit`](Throttle::admit) says how long to wait.
+#[derive(Debug)]
+pub struct CubicThrottle {
+    state: Mutex<Cubic>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Cubic {
+    origin: Option<Instant>,
+    enabled: bool,
+    fill_rate: f64,
+    max_capacity: f64,
+    capacity: f64,
+    last_refill: f64,
+    measured_rate: f64,
+    last_bucket: f64,
+    requests_in_bucket: f64,
+    w_max: f64,
+    last_throttle: f64,
+    k: f64,
+}
+
+impl Default for CubicThrottle {
+    fn default() -> Self {
+        CubicThrottle::new()
+    }
+}
+
+impl CubicThrottle {
+    /// A throttle that is off until the first throttling response.
+    pub fn new() -> CubicThrottle {
+        let c = Cubic {
+            origin: None,
+            enabled: false,
+            fill_rate: MIN_FILL_RATE,
+            max_capacity: MIN_CAPACITY,
+            capacity: 0.0,
+            last_refill: 0.0,
+            measured_rate: 0.0,
+            last_bucket: 0.0,
+            requests_in_bucket: 0.0,
+            w_max: 0.0,
+            last_throttle: 0.0,
+            k: 0.0,
+        };
+        CubicThrottle { state: Mutex::new(c) }
+    }
+
+    /// The token bucket's refill rate, in sends per second, and whether the bucket is on.
+    pub fn rate(&self) -> (f64, bool) {
+        let c = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        (c.fill_rate, c.enabled)
+    }
+
+    /// The smoothed measured send rate, per second.
+    pub fn measured_rate(&self) -> f64 {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).measured_rate
+    }
+
+    fn with<R>(&self, now: Instant, f: impl FnOnce(&mut Cubic, f64) -> R) -> R {
+        let mut c = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let origin = *c.origin.get_or_insert(now);
+        let t = now.saturating_duration_since(origin).as_secs_f64();
+        f(&mut c, t)
+    }
+}
+
+impl Cubic {
+    fn refill(&mut self, t: f64) {
+        self.capacity = (self.capacity + (t - self.last_refill) * self.fill_rate).min(self.max_capacity);
+        self.last_refill = t;
+    }
+
+    fn measure(&mut self, t: f64) {
+        let bucket = (t * 2.0).floor() / 2.0;
+        self.requests_in_bucket += 1.0;
+        if bucket > self.last_bucket {
+            let current = self.requests_in_bucket / (bucket - self.last_bucket);
+            self.measured_rate = current * SMOOTH + self.measured_rate * (1.0 - SMOOTH);
+            self.requests_in_bucket = 0.0;
+            self.last_bucket = bucket;
+        }
+    }
+
+    fn set_rate(&mut self, t: f64, rate: f64) {
+        self.refill(t);
+        self.fill_rate = rate.max(MIN_FILL_RATE);
+        self.max_capacity = rate.max(MIN_CAPACITY);
+        self.capacity = self.capacity.min(self.max_capacity);
+    }
+}
+
+impl Throttle for CubicThrottle {
+    fn admit(&self, now: Instant) -> Admission {
+        self.with(now, |c, t| {
+            if !c.enabled {
+                return Admission::Send;
+            }
+            c.refill(t);
+            if c.capacity >= 1.0 {
+                c.capacity -= 1.0;
+                Admission::Send
+            } else {
+                Admission::Wait(Duration::from_secs_f64((1.0 - c.capacity) / c.fill_rate))
+            }
+        })
+    }
+
+    fn on_response(&self, now: Instant, overloaded: bool) {
+        self.with(now, |c, t| {
+            c.measure(t);
+            let rate = if overloaded {
+                c.w_max = if c.enabled { c.measured_rate.min(c.fill_rate) } else { c.measured_rate };
+                c.k = (c.w_max * (1.0 - BETA) / SCALE).cbrt();
+                c.last_throttle = t;
+                c.enabled = true;
+                c.w_max * BETA
+            } else {
+                c.k = (c.w_max * (1.0 - BETA) / SCALE).cbrt();
+                SCALE * (t - c.last_throttle - c.k).powi(3) + c.w_max
+            };
+            if c.enabled {
+                c.set_rate(t, rate.min(2.0 * c.measured_rate));
+            }
+        })
+    }
+}
