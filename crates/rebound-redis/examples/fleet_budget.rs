@@ -18,7 +18,7 @@ async fn main() -> Result<(), rebound_redis::Error> {
     let start = std::time::Instant::now();
     for _ in 0..10 {
         for budget in &clients {
-            granted += usize::from(budget.on_failure().await);
+            granted += usize::from(budget.withdraw().await);
         }
     }
     let per_call = start.elapsed() / 80;

@@ -5,25 +5,27 @@ use crate::sender;
 use crate::shared::{Shared, TOKEN};
 use crate::store::{BucketConfig, RedisBucket};
 use crate::Error;
+use rebound::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 
 /// A retry budget (the token bucket of gRPC A6 "Client-side retry throttling") whose tokens
 /// live in Redis, shared by every process and machine that names the same key.
 ///
 /// The bucket holds `max_tokens` (0 < max ≤ 1000) and starts full; each failed attempt takes
-/// one token, each success adds `token_ratio` (0.001 – max, three decimal places as in gRPC),
+/// one token, each success adds `token_ratio` (≥ 0.001, three decimal places as in gRPC),
 /// and a retry is allowed only while the count after the failure stays above `max_tokens / 2`.
 /// Each withdraw or deposit is one atomic Lua script on the server (EVALSHA), so concurrent
 /// processes never grant more than one bucket allows. The key expires after
 /// [`ttl`](RedisBudgetBuilder::ttl) without traffic (the bucket is then full again).
 ///
 /// Two ways to call it:
-/// - **async, exact**: [`on_failure`](Self::on_failure) / [`on_success`](Self::on_success)
+/// - **async, exact**: [`withdraw`](Self::withdraw) / [`deposit`](Self::deposit)
 ///   await Redis's answer, so the fleet together never exceeds one bucket.
 /// - **blocking, never waits**: [`record_failure`](Self::record_failure) /
-///   [`record_success`](Self::record_success) decide from the count Redis last returned (moved
+///   [`record_success`](Self::record_success), and the [`RetryBudget`] implementation that the
+///   executors, `rebound-tower` and `rebound-reqwest` use, decide from the count Redis last returned (moved
 ///   by this process's changes since) and send the change to Redis from a background thread.
 ///   A process sees the others' changes as of its own last call, so a fleet may grant a few
 ///   retries more than one bucket: about one per process that has not called since the
@@ -75,23 +77,23 @@ impl RedisBudget {
 
     /// Records a failed attempt (one token out) and says whether a retry is allowed: `true`
     /// while the count left stays above `max_tokens / 2`. Waits for Redis (at most the timeout).
-    pub async fn on_failure(&self) -> bool {
+    pub async fn withdraw(&self) -> bool {
         self.shared.allows(self.shared.add(&self.bucket, -TOKEN).await)
     }
 
     /// Records a successful attempt (`token_ratio` tokens in, up to `max_tokens`). Waits for
     /// Redis (at most the timeout).
-    pub async fn on_success(&self) {
+    pub async fn deposit(&self) {
         self.shared.add(&self.bucket, self.shared.ratio_milli).await;
     }
 
-    /// [`on_failure`](Self::on_failure) without waiting: decides from the local count and sends
+    /// [`withdraw`](Self::withdraw) without waiting: decides from the local count and sends
     /// the change to Redis in the background.
     pub fn record_failure(&self) -> bool {
         self.shared.allows(self.record(-TOKEN))
     }
 
-    /// [`on_success`](Self::on_success) without waiting.
+    /// [`deposit`](Self::deposit) without waiting.
     pub fn record_success(&self) {
         self.record(self.shared.ratio_milli);
     }
@@ -148,13 +150,13 @@ impl RedisBudgetBuilder {
     /// Checks the settings and makes the budget. Does not connect: the first call does.
     ///
     /// # Errors
-    /// [`Error::Config`] naming the field and its range for `max_tokens` outside (0, 1000],
-    /// `token_ratio` outside [0.001, max_tokens] or not finite, a `ttl` under 1 ms or a `timeout`
+    /// [`Error::Spec`] for `max_tokens` outside (0, 1000] or `token_ratio` under 0.001 or not
+    /// finite (gRPC A6's ranges, checked by `rebound::budget::GrpcBudget::new`);
+    /// [`Error::Config`] naming the field and its range for a `ttl` under 1 ms or a `timeout`
     /// outside 1 ms – 10 s; [`Error::Url`] when `url` is not a Redis URL.
     pub fn build(self) -> Result<RedisBudget, Error> {
-        let max_milli = milli("max_tokens", self.max_tokens, 0.001, 1000.0, "(0, 1000]")?;
-        let ratio_milli =
-            milli("token_ratio", self.token_ratio, 0.001, self.max_tokens, "[0.001, max_tokens]")?;
+        GrpcBudget::new(self.max_tokens, self.token_ratio).map_err(Error::Spec)?;
+        let (max_milli, ratio_milli) = (milli(self.max_tokens), milli(self.token_ratio));
         if self.ttl < Duration::from_millis(1) {
             return Err(Error::config("ttl", format!("{:?}", self.ttl), "at least 1ms"));
         }
@@ -173,12 +175,45 @@ impl RedisBudgetBuilder {
     }
 }
 
-/// `value` in thousandths, rounded (gRPC keeps three decimal places), if in `[lo, hi]`.
-fn milli(field: &'static str, value: f64, lo: f64, hi: f64, range: &'static str) -> Result<i64, Error> {
-    if value.is_finite() && value >= lo && value <= hi {
-        Ok((value * 1000.0).round() as i64)
-    } else {
-        Err(Error::config(field, value.to_string(), range))
+/// `value` in thousandths, rounded (gRPC keeps three decimal places).
+fn milli(value: f64) -> i64 {
+    (value * 1000.0).round() as i64
+}
+
+/// The blocking path as a [`RetryBudget`]: gRPC's order of calls (a failure takes a token, then
+/// a retry is allowed while more than half are left; a success adds `token_ratio`). `now` is
+/// not used: the bucket counts events, not time.
+impl RetryBudget for RedisBudget {
+    fn try_retry(&self, _now: Instant, _cause: RetryCause) -> bool {
+        self.shared.allows(self.shared.add_local(0))
+    }
+
+    fn on_failure(&self, _now: Instant) {
+        self.record(-TOKEN);
+    }
+
+    fn on_success(&self, _now: Instant, _retried: Option<RetryCause>) {
+        self.record_success();
+    }
+}
+
+/// Builds any [`BudgetSpec`]: `redis:URL:KEY:MAX:RATIO` as a [`RedisBudget`] (its other
+/// settings at their defaults), every other kind as `BudgetSpec::build` does.
+///
+/// # Errors
+/// As [`RedisBudgetBuilder::build`] for a Redis budget; [`Error::Spec`] for the others.
+///
+/// ```
+/// let spec: rebound::budget::BudgetSpec = "redis:redis://127.0.0.1:6379/:orders:10:0.1".parse()?;
+/// let budget = rebound_redis::build_budget(&spec)?; // does not connect yet
+/// # let _ = budget; Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn build_budget(spec: &BudgetSpec) -> Result<std::sync::Arc<dyn RetryBudget>, Error> {
+    match spec {
+        BudgetSpec::Redis { url, key, max_tokens, token_ratio } => {
+            Ok(std::sync::Arc::new(RedisBudget::builder(url, key, *max_tokens, *token_ratio).build()?))
+        }
+        other => other.build().map_err(Error::Spec),
     }
 }
 
@@ -193,14 +228,12 @@ mod tests {
     #[test]
     fn bad_settings_name_the_field_and_range() {
         let url = "redis://127.0.0.1:1/";
-        for (max, ratio, field) in
-            [(0.0, 0.1, "max_tokens"), (1001.0, 0.1, "max_tokens"), (f64::NAN, 0.1, "max_tokens")]
-        {
-            assert!(err(RedisBudget::builder(url, "k", max, ratio)).contains(field));
+        for max in [0.0, 1001.0, f64::NAN] {
+            assert!(err(RedisBudget::builder(url, "k", max, 0.1)).contains("max_tokens in (0, 1000]"));
         }
-        for ratio in [0.0, -1.0, 11.0, f64::INFINITY] {
+        for ratio in [0.0, -1.0, f64::INFINITY] {
             let e = err(RedisBudget::builder(url, "k", 10.0, ratio));
-            assert!(e.contains("token_ratio") && e.contains("[0.001, max_tokens]"), "{e}");
+            assert!(e.contains("token_ratio") && e.contains(">= 0.001"), "{e}");
         }
         assert!(err(RedisBudget::builder(url, "k", 10.0, 0.1).ttl(Duration::ZERO)).contains("ttl"));
         assert!(err(RedisBudget::builder(url, "k", 10.0, 0.1).timeout(Duration::from_secs(11)))

@@ -14,6 +14,10 @@ pub enum Error {
         /// The valid range.
         expected: &'static str,
     },
+    /// The token bucket's settings are out of range, or a non-Redis budget spec is invalid
+    /// (rebound's own message, naming the field and its range).
+    #[error(transparent)]
+    Spec(rebound::ConfigError),
     /// The URL could not be parsed as a Redis URL.
     #[error("invalid Redis URL {url:?}: {source}")]
     Url {

@@ -15,7 +15,7 @@
 //!
 //! # async fn run() -> Result<(), rebound_redis::Error> {
 //! let budget = RedisBudget::builder("redis://127.0.0.1:6379/", "rebound:orders", 10.0, 0.1).build()?;
-//! if budget.on_failure().await {
+//! if budget.withdraw().await {
 //!     // retry
 //! }
 //! # Ok(()) }
@@ -30,5 +30,5 @@ mod sender;
 mod shared;
 mod store;
 
-pub use budget::{RedisBudget, RedisBudgetBuilder};
+pub use budget::{build_budget, RedisBudget, RedisBudgetBuilder};
 pub use error::Error;

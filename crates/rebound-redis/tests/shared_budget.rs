@@ -34,13 +34,13 @@ async fn grpc_arithmetic_holds_through_redis() {
     assert_eq!(grants, [true, true, true, true, false]);
     // At 5 tokens, a failure must leave more than 5: 11 successes (+1.1) then one failure.
     for _ in 0..10 {
-        b.on_success().await;
+        b.deposit().await;
     }
-    assert!(!b.on_failure().await, "5 + 1.0 - 1 = 5 is not above 5");
+    assert!(!b.withdraw().await, "5 + 1.0 - 1 = 5 is not above 5");
     for _ in 0..11 {
-        b.on_success().await;
+        b.deposit().await;
     }
-    assert!(b.on_failure().await, "5 + 1.1 - 1 = 5.1 is above 5");
+    assert!(b.withdraw().await, "5 + 1.1 - 1 = 5.1 is above 5");
     assert_eq!((b.fallbacks(), b.is_degraded()), (0, false));
     assert_eq!(query::<i64>(&server.url(), redis::cmd("GET").arg("arith")), 5100, "milli-tokens");
     let ttl: i64 = query(&server.url(), redis::cmd("PTTL").arg("arith"));
@@ -50,7 +50,7 @@ async fn grpc_arithmetic_holds_through_redis() {
 async fn futures_seq(b: &RedisBudget, n: usize) -> Vec<bool> {
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
-        out.push(b.on_failure().await);
+        out.push(b.withdraw().await);
     }
     out
 }
@@ -98,10 +98,10 @@ fn processes_together_never_exceed_one_bucket() {
 async fn a_slow_redis_falls_back_within_the_timeout() {
     let server = RedisServer::start();
     let b = budget(&server.url(), "slow");
-    assert!(b.on_failure().await);
+    assert!(b.withdraw().await);
     pause(&server.url(), 500);
     let start = Instant::now();
-    assert!(b.on_failure().await, "the local bucket (10 -> 9) allows a retry");
+    assert!(b.withdraw().await, "the local bucket (10 -> 9) allows a retry");
     let took = start.elapsed();
     assert!(took < Duration::from_millis(250), "fell back in {took:?}");
     assert!(b.is_degraded() && b.fallbacks() == 1);
@@ -118,9 +118,9 @@ async fn killing_redis_mid_run_degrades_to_the_local_budget() {
         }
         let start = Instant::now();
         if i % 2 == 0 {
-            b.on_failure().await;
+            b.withdraw().await;
         } else {
-            b.on_success().await;
+            b.deposit().await;
         }
         slowest = slowest.max(start.elapsed());
     }
@@ -156,16 +156,16 @@ async fn an_outage_is_logged_once_and_the_recovery_once() {
         .reprobe(Duration::from_millis(20))
         .build()
         .unwrap();
-    b.on_success().await;
+    b.deposit().await;
     pause(&server.url(), 400);
     let outage = Instant::now();
     while outage.elapsed() < Duration::from_millis(250) {
-        b.on_success().await;
+        b.deposit().await;
         tokio::time::sleep(Duration::from_millis(5)).await; // real time: reprobes Redis
     }
     assert!(b.fallbacks() >= 2, "Redis was probed again while slow: {}", b.fallbacks());
     tokio::time::sleep(Duration::from_millis(400)).await; // the pause is over
-    b.on_success().await;
+    b.deposit().await;
     assert!(!b.is_degraded(), "back on the shared bucket once Redis answers");
     let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
     assert_eq!(text.matches("Redis unreachable, using the local retry budget").count(), 1, "{text}");
@@ -216,4 +216,31 @@ fn blocking_calls_never_wait_for_a_dead_redis() {
     assert_eq!(grants, [true, true, true, false, false, false]);
     wait_sent(&b);
     assert!(b.is_degraded() && b.fallbacks() >= 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_spec_builds_a_shared_budget_that_the_executor_uses() {
+    use rebound::budget::BudgetSpec;
+    let server = RedisServer::start();
+    let spec: BudgetSpec = format!("redis:{}:spec:10:0.1", server.url()).parse().unwrap();
+    let budget = rebound_redis::build_budget(&spec).unwrap();
+    let policy = rebound::Policy::constant(Duration::from_millis(1)).max_retries(20).build().unwrap();
+    let mut calls = 0;
+    let err = rebound::retry_async(policy.backoff(), || {
+        calls += 1;
+        async { Err::<(), _>("down") }
+    })
+    .budget(budget)
+    .call()
+    .await
+    .unwrap_err();
+    assert_eq!(err.reason, rebound::GiveUp::BudgetExhausted);
+    assert_eq!(calls, 5, "1 attempt + 4 retries: tokens 9, 8, 7, 6 allow, 5 does not");
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while query::<Option<i64>>(&server.url(), redis::cmd("GET").arg("spec")) != Some(5000) {
+        assert!(Instant::now() < deadline, "Redis holds 5 tokens after 5 failures");
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let local: BudgetSpec = "grpc:10:0.1".parse().unwrap();
+    assert!(rebound_redis::build_budget(&local).is_ok(), "other kinds are built by rebound");
 }

@@ -30,5 +30,4 @@
 mod attempt;
 mod middleware;
 
-pub use middleware::{AttemptTimedOut, RetryMiddleware};
-pub use rebound_tower::BudgetHooks;
+pub use middleware::{AttemptTimedOut, RetryMiddleware, Throttled};

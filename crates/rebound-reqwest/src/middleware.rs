@@ -1,14 +1,15 @@
 //! [`RetryMiddleware`]: the settings and the `reqwest_middleware::Middleware` implementation.
 
 use crate::attempt::Attempt;
-use crate::BudgetHooks;
 use http::Extensions;
+use rebound::budget::RetryBudget;
 use rebound::http::{is_idempotent_method, RetryableStatuses};
+use rebound::throttle::Throttle;
 use rebound::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-use tokio::time::Instant;
 
 /// A `reqwest-middleware` middleware that retries with a Rebound [`Policy`].
 ///
@@ -34,7 +35,8 @@ pub struct RetryMiddleware {
     hint_ceiling: Duration,
     non_idempotent: bool,
     attempt_timeout: Option<Duration>,
-    budget: Option<BudgetHooks>,
+    budget: Option<Arc<dyn RetryBudget>>,
+    throttle: Option<Arc<dyn Throttle>>,
 }
 
 /// An attempt that did not finish within [`RetryMiddleware::attempt_timeout`], and was the last.
@@ -42,6 +44,13 @@ pub struct RetryMiddleware {
 #[error("request attempt timed out after {0:?}")]
 #[non_exhaustive]
 pub struct AttemptTimedOut(pub Duration);
+
+/// The client-side throttle ([`RetryMiddleware::throttle`]) rejected an attempt: it was never
+/// sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("request rejected by the client-side throttle")]
+#[non_exhaustive]
+pub struct Throttled;
 
 impl RetryMiddleware {
     /// Retries as `policy` says (its delays, jitter and stop conditions).
@@ -53,6 +62,7 @@ impl RetryMiddleware {
             non_idempotent: false,
             attempt_timeout: None,
             budget: None,
+            throttle: None,
         }
     }
 
@@ -84,11 +94,20 @@ impl RetryMiddleware {
         self
     }
 
-    /// Consults `budget` after each retryable failure (and tells it of each success: any
-    /// response outside the retryable statuses): a retry it refuses is not sent, and the last
-    /// response (or error) is returned. Requests that may not be retried skip the budget.
-    pub fn budget(mut self, budget: BudgetHooks) -> Self {
+    /// Draws retries from a shared retry budget (`rebound::budget`: gRPC, Finagle, AWS, or the
+    /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent, and the last
+    /// response (or error) is returned. The budget hears of each request, failure and success
+    /// (a response outside the retryable statuses). Requests that may not be retried skip it.
+    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
         self.budget = Some(budget);
+        self
+    }
+
+    /// Asks a shared client-side throttle (`rebound::throttle`: SRE adaptive throttling, AWS
+    /// adaptive CUBIC) before each attempt of a retryable request; a rejection ends the call with
+    /// a [`Throttled`] error.
+    pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
+        self.throttle = Some(throttle);
         self
     }
 
@@ -105,26 +124,27 @@ impl RetryMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<Response> {
-        let (req, next, statuses, budget) = (&req, &next, self.statuses, self.budget.as_ref());
+        let (req, next, statuses) = (&req, &next, self.statuses);
         let extensions = &tokio::sync::Mutex::new(extensions);
         let attempt = move || async move {
             let copy = req.try_clone().expect("may_retry checked that the request clones");
             let mut ext = extensions.lock().await;
             match next.clone().run(copy, &mut ext).await {
                 Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
-                Ok(res) => {
-                    budget.inspect(|b| b.on_success(Instant::now().into_std()));
-                    Ok(res)
-                }
+                Ok(res) => Ok(res),
                 Err(e) => Err(Attempt::Transport(e)),
             }
         };
-        let executor = rebound::retry_async(self.policy.backoff(), attempt)
-            .when(|a: &Attempt| {
-                a.is_transient() && budget.is_none_or(|b| b.on_failure(Instant::now().into_std()))
-            })
+        let mut executor = rebound::retry_async(self.policy.backoff(), attempt)
+            .when(|a: &Attempt| a.is_transient())
             .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
             .hint_ceiling(self.hint_ceiling);
+        if let Some(budget) = &self.budget {
+            executor = executor.budget(budget.clone());
+        }
+        if let Some(throttle) = &self.throttle {
+            executor = executor.throttle(throttle.clone());
+        }
         let result = match self.attempt_timeout {
             Some(d) => executor.attempt_timeout(d).call().await,
             None => executor.call().await,
@@ -133,6 +153,7 @@ impl RetryMiddleware {
             Failure::Error(Attempt::Status(res)) => Ok(res),
             Failure::Error(Attempt::Transport(err)) => Err(err),
             Failure::TimedOut(d) => Err(reqwest_middleware::Error::middleware(AttemptTimedOut(d))),
+            Failure::Rejected => Err(reqwest_middleware::Error::middleware(Throttled)),
         })
     }
 }

@@ -5,7 +5,7 @@
 use axum::http::StatusCode;
 use rebound::Policy;
 use rebound_redis::RedisBudget;
-use rebound_reqwest::{BudgetHooks, RetryMiddleware};
+use rebound_reqwest::RetryMiddleware;
 use rebound_testkit::RedisServer;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -37,9 +37,7 @@ async fn two_clients_share_one_redis_budget() {
     let clients: Vec<_> = (0..2)
         .map(|_| {
             let b = Arc::new(RedisBudget::builder(&redis.url(), "fleet", 10.0, 0.1).build().unwrap());
-            let (f, s) = (b.clone(), b.clone());
-            let hooks = BudgetHooks::new(move |_| f.record_failure(), move |_| s.record_success());
-            let mw = RetryMiddleware::new(policy).budget(hooks);
+            let mw = RetryMiddleware::new(policy).budget(b.clone());
             (b, reqwest_middleware::ClientBuilder::new(reqwest::Client::new()).with(mw).build())
         })
         .collect();

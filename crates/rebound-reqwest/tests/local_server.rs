@@ -141,24 +141,21 @@ async fn connection_refused_is_retried_then_returned() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_budget_stops_retries_and_hears_of_successes() {
-    use rebound_reqwest::BudgetHooks;
-    let server = FlakyServer::start(4, StatusCode::SERVICE_UNAVAILABLE, None).await;
-    // Two retries for the client's whole life.
-    let (left, successes) = (Arc::new(AtomicU32::new(2)), Arc::new(AtomicU32::new(0)));
-    let (l, s) = (left.clone(), successes.clone());
-    let hooks = BudgetHooks::new(
-        move |_| l.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok(),
-        move |_| {
-            s.fetch_add(1, Ordering::AcqRel);
-        },
-    );
-    let client = client(RetryMiddleware::new(policy(5)).budget(hooks));
+    use rebound::budget::GrpcBudget;
+    let server = FlakyServer::start(3, StatusCode::SERVICE_UNAVAILABLE, None).await;
+    // gRPC A6 with 4 tokens, 1 back per success: a failure leaving 3 (> 4/2) may retry, one
+    // leaving 2 may not.
+    let budget = Arc::new(GrpcBudget::new(4.0, 1.0).unwrap());
+    let client = client(RetryMiddleware::new(policy(5)).budget(budget.clone()));
     let first = client.get(server.url()).send().await.unwrap();
-    assert_eq!((first.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 3), "1 try + 2 retries");
+    assert_eq!((first.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 2), "1 try + 1 retry");
     let second = client.get(server.url()).send().await.unwrap();
-    assert_eq!((second.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 4), "budget spent");
-    assert_eq!(successes.load(Ordering::SeqCst), 0);
+    assert_eq!((second.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 3), "budget spent");
+    assert_eq!(budget.tokens(), 1.0);
     let third = client.get(server.url()).send().await.unwrap();
-    assert_eq!((third.status(), server.hits()), (StatusCode::OK, 5));
-    assert_eq!(successes.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        (third.status(), server.hits(), budget.tokens()),
+        (StatusCode::OK, 4, 2.0),
+        "a success adds 1"
+    );
 }

@@ -5,7 +5,7 @@
 //! [`ReboundPolicy`] answers with a Rebound [`Policy`](rebound::Policy) (delays, jitter, caps,
 //! stop conditions), a [`RetryPredicate`] over the request and the service's `Result`, and
 //! sleeps on tokio's timer (so `tokio::time::pause()` makes tests instant), and optionally asks
-//! a retry budget ([`BudgetHooks`]) before each retry. [`RetryLayer`]
+//! a shared retry budget (`rebound::budget`) before each retry. [`RetryLayer`]
 //! puts it in a `ServiceBuilder`, in front of a hyper client or inside an axum/tonic stack.
 //!
 //! Only requests that can be cloned before they are sent are retried, and retried requests
@@ -39,12 +39,10 @@
 #![warn(missing_docs, missing_debug_implementations)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod budget;
 mod layer;
 mod policy;
 mod predicate;
 
-pub use budget::BudgetHooks;
 pub use layer::RetryLayer;
 pub use policy::ReboundPolicy;
 #[cfg(feature = "http")]

@@ -5,8 +5,8 @@
 //! [`PolicyBackoff`] (its own jitter draw) and notes the time the request started, for the
 //! policy's `max_elapsed`.
 
-use crate::budget::BudgetHooks;
 use crate::predicate::{RetryErrors, RetryPredicate};
+use rebound::budget::{RetryBudget, RetryCause};
 use rebound::{Backoff, Policy, PolicyBackoff};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +31,9 @@ pub struct ReboundPolicy<Req, P = RetryErrors> {
     cloner: fn(&Req) -> Option<Req>,
     /// Next seed for a request's backoff, when jitter is seeded.
     seeds: Option<Arc<AtomicU64>>,
-    budget: Option<BudgetHooks>,
+    budget: Option<Arc<dyn RetryBudget>>,
+    /// Whether this request has been retried (the budget's accounting of a success).
+    retried: Option<RetryCause>,
     backoff: PolicyBackoff,
     started: Instant,
 }
@@ -53,6 +55,7 @@ impl<Req> ReboundPolicy<Req, RetryErrors> {
             cloner,
             seeds: None,
             budget: None,
+            retried: None,
             backoff: policy.backoff(),
             started: Instant::now(),
         }
@@ -68,6 +71,7 @@ impl<Req, P> ReboundPolicy<Req, P> {
             cloner: self.cloner,
             seeds: self.seeds,
             budget: self.budget,
+            retried: self.retried,
             backoff: self.backoff,
             started: self.started,
         }
@@ -80,10 +84,12 @@ impl<Req, P> ReboundPolicy<Req, P> {
         self
     }
 
-    /// Consults `budget` after each result the predicate would retry (a refusal ends the
-    /// retries and returns that result) and tells it of each `Ok` result the predicate accepts.
-    /// Times passed to the hooks come from tokio's clock (paused in tests).
-    pub fn budget(mut self, budget: BudgetHooks) -> Self {
+    /// Draws retries from a shared retry budget (`rebound::budget`: gRPC, Finagle, AWS, or the
+    /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent and the result
+    /// is returned. The budget hears of each request (when it is first cloned), each result the
+    /// predicate would retry (a failure) and each `Ok` result it accepts (a success), at tokio's
+    /// clock (paused in tests). `Err` results count as [`RetryCause::Error`].
+    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
         self.budget = Some(budget);
         self
     }
@@ -119,6 +125,7 @@ impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
             cloner: self.cloner,
             seeds: self.seeds.clone(),
             budget: self.budget.clone(),
+            retried: None,
             backoff,
             started: Instant::now(),
         }
@@ -146,17 +153,28 @@ where
         let now = Instant::now().into_std();
         if !self.predicate.should_retry(req, result) {
             if let (Some(budget), Ok(_)) = (&self.budget, &result) {
-                budget.on_success(now);
+                budget.on_success(now, self.retried);
             }
             return None;
         }
-        if self.budget.as_ref().is_some_and(|b| !b.on_failure(now)) {
+        if let Some(budget) = &self.budget {
+            budget.on_failure(now);
+        }
+        let delay = self.next_delay()?;
+        if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, RetryCause::Error)) {
             return None;
         }
-        self.next_delay().map(tokio::time::sleep)
+        self.retried = Some(RetryCause::Error);
+        Some(tokio::time::sleep(delay))
     }
 
+    /// Called once before a request is first sent (on the service's policy, whose backoff never
+    /// moves) and before each retry (on the request's copy): the first is the request the
+    /// budget counts.
     fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        if let (Some(budget), 0) = (&self.budget, self.backoff.retries()) {
+            budget.on_request(Instant::now().into_std());
+        }
         (self.cloner)(req)
     }
 }

@@ -135,24 +135,17 @@ async fn max_elapsed_stops_before_a_wait_that_would_pass_it() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_budget_stops_retries_and_hears_of_successes() {
-    use rebound_tower::BudgetHooks;
+    use rebound::budget::GrpcBudget;
     let server = FlakyServer::start(3).await;
-    // One retry for the whole service's life; successes counted.
-    let (left, successes) = (Arc::new(AtomicU32::new(1)), Arc::new(AtomicU32::new(0)));
-    let (l, s) = (left.clone(), successes.clone());
-    let hooks = BudgetHooks::new(
-        move |_| l.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok(),
-        move |_| {
-            s.fetch_add(1, Ordering::AcqRel);
-        },
-    );
-    let policy = http_policy(5).budget(hooks);
+    // gRPC A6 with 4 tokens, 1 back per success: a failure leaving 3 (> 4/2) may retry, one
+    // leaving 2 may not.
+    let budget = Arc::new(GrpcBudget::new(4.0, 1.0).unwrap());
+    let policy = http_policy(5).budget(budget.clone());
     let (status, _) = send(policy.clone(), server.request("GET")).await;
     assert_eq!((status, server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 2), "1 try + 1 retry");
     let (status, _) = send(policy.clone(), server.request("GET")).await;
     assert_eq!((status, server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 3), "budget spent");
-    assert_eq!(successes.load(Ordering::SeqCst), 0);
+    assert_eq!(budget.tokens(), 1.0);
     let (status, _) = send(policy, server.request("GET")).await;
-    assert_eq!((status, server.hits(), successes.load(Ordering::SeqCst)), (StatusCode::OK, 4, 1));
-    assert_eq!(left.load(Ordering::SeqCst), 0);
+    assert_eq!((status, server.hits(), budget.tokens()), (StatusCode::OK, 4, 2.0), "a success adds 1");
 }
