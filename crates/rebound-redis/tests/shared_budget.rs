@@ -2,6 +2,9 @@
 //! several processes sharing one bucket, and the fallback when Redis is slow or killed.
 
 use rebound_redis::RedisBudget;
+mod common;
+
+use common::{pause, query};
 use rebound_testkit::RedisServer;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -9,17 +12,6 @@ use std::time::{Duration, Instant};
 const WORKER_URL: &str = "REBOUND_REDIS_TEST_URL";
 const WORKERS: usize = 4;
 const FAILURES_PER_WORKER: usize = 10;
-
-/// Runs one command on the server at `url` (a separate, blocking connection).
-fn query<T: redis::FromRedisValue>(url: &str, cmd: &mut redis::Cmd) -> T {
-    let mut conn = redis::Client::open(url).unwrap().get_connection().unwrap();
-    cmd.query(&mut conn).unwrap()
-}
-
-/// Makes the server hold every client's commands for `ms` milliseconds (a slow Redis).
-fn pause(url: &str, ms: u64) {
-    query::<()>(url, redis::cmd("CLIENT").arg("PAUSE").arg(ms).arg("ALL"));
-}
 
 fn budget(url: &str, key: &str) -> RedisBudget {
     RedisBudget::builder(url, key, 10.0, 0.1).build().unwrap()
@@ -129,47 +121,6 @@ async fn killing_redis_mid_run_degrades_to_the_local_budget() {
     // The local bucket works as a gRPC bucket: five straight failures stop the retries.
     let grants = futures_seq(&b, 12).await;
     assert!(!grants[11], "the local bucket stops retries: {grants:?}");
-}
-
-/// A log sink for a test's tracing events.
-#[derive(Clone, Default)]
-struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[tokio::test(flavor = "current_thread")]
-async fn an_outage_is_logged_once_and_the_recovery_once() {
-    let server = RedisServer::start();
-    let log = Captured::default();
-    let sink = log.clone();
-    let subscriber = tracing_subscriber::fmt().with_writer(move || sink.clone()).with_ansi(false).finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-    let b = RedisBudget::builder(&server.url(), "outage", 10.0, 0.1)
-        .reprobe(Duration::from_millis(20))
-        .build()
-        .unwrap();
-    b.deposit().await;
-    pause(&server.url(), 400);
-    let outage = Instant::now();
-    while outage.elapsed() < Duration::from_millis(250) {
-        b.deposit().await;
-        tokio::time::sleep(Duration::from_millis(5)).await; // real time: reprobes Redis
-    }
-    assert!(b.fallbacks() >= 2, "Redis was probed again while slow: {}", b.fallbacks());
-    tokio::time::sleep(Duration::from_millis(400)).await; // the pause is over
-    b.deposit().await;
-    assert!(!b.is_degraded(), "back on the shared bucket once Redis answers");
-    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
-    assert_eq!(text.matches("Redis unreachable, using the local retry budget").count(), 1, "{text}");
-    assert_eq!(text.matches("Redis answers again").count(), 1, "{text}");
 }
 
 /// Waits (bounded, 2 s) until the blocking calls' changes have reached Redis.
