@@ -47,27 +47,55 @@ async fn futures_seq(b: &RedisBudget, n: usize) -> Vec<bool> {
     out
 }
 
-/// Run in a child process by `processes_together_never_exceed_one_bucket`; does nothing (and
-/// is ignored) otherwise.
+/// How a worker process spends the budget: `exact` awaits Redis on each failure
+/// (`withdraw`); `executor` runs calls in rebound's executor with the budget built from a
+/// `budget=redis:...` spec (the `RetryBudget` path, which never waits for Redis).
+const WORKER_MODE: &str = "REBOUND_REDIS_TEST_MODE";
+
+/// Run in a child process by the tests below; ignored otherwise.
 #[tokio::test]
-#[ignore = "a worker process for processes_together_never_exceed_one_bucket"]
+#[ignore = "a worker process for the multi-process tests"]
 async fn shared_worker() {
     let url = std::env::var(WORKER_URL).expect("run by the parent test");
-    let b = budget(&url, "shared");
-    let granted = futures_seq(&b, FAILURES_PER_WORKER).await.into_iter().filter(|g| *g).count();
-    assert_eq!(b.fallbacks(), 0, "the worker reached Redis");
+    let granted = match std::env::var(WORKER_MODE).as_deref() {
+        Ok("exact") => {
+            let b = budget(&url, "exact");
+            let granted = futures_seq(&b, FAILURES_PER_WORKER).await.into_iter().filter(|g| *g).count();
+            assert_eq!(b.fallbacks(), 0, "the worker reached Redis");
+            granted
+        }
+        _ => executor_retries(&url).await,
+    };
     println!("granted={granted}");
 }
 
-#[test]
-fn processes_together_never_exceed_one_bucket() {
-    let server = RedisServer::start();
+/// Retries granted to calls that always fail, in rebound's executor, by a spec-built budget.
+async fn executor_retries(url: &str) -> usize {
+    let spec: rebound::budget::BudgetSpec = format!("redis:{url}:executor:10:0.1").parse().unwrap();
+    let budget = rebound_redis::build_budget(&spec).unwrap();
+    let policy = rebound::Policy::constant(Duration::from_millis(5)).max_retries(3).build().unwrap();
+    let mut retries = 0;
+    for _ in 0..FAILURES_PER_WORKER {
+        let err = rebound::retry_async(policy.backoff(), || async { Err::<(), _>("down") })
+            .budget(budget.clone())
+            .call()
+            .await
+            .unwrap_err();
+        retries += usize::try_from(err.attempts).unwrap() - 1;
+    }
+    retries
+}
+
+/// Starts `WORKERS` copies of this test binary as `shared_worker` in `mode`; returns the sum
+/// of the retries they were granted.
+fn run_workers(url: &str, mode: &str) -> usize {
     let exe = std::env::current_exe().unwrap();
     let children: Vec<_> = (0..WORKERS)
         .map(|_| {
             Command::new(&exe)
                 .args(["--ignored", "--exact", "shared_worker", "--nocapture", "--test-threads=1"])
-                .env(WORKER_URL, server.url())
+                .env(WORKER_URL, url)
+                .env(WORKER_MODE, mode)
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -82,8 +110,25 @@ fn processes_together_never_exceed_one_bucket() {
         let count = stdout.split("granted=").nth(1).and_then(|rest| rest.split_whitespace().next());
         total += count.expect("worker printed its count").parse::<usize>().unwrap();
     }
+    total
+}
+
+#[test]
+fn processes_together_never_exceed_one_bucket() {
+    let server = RedisServer::start();
+    let total = run_workers(&server.url(), "exact");
     // One bucket of 10 grants 4 retries (tokens 9, 8, 7, 6); four local buckets would grant 16.
     assert_eq!(total, 4, "{WORKERS} processes x {FAILURES_PER_WORKER} failures granted {total} retries");
+}
+
+#[test]
+fn processes_in_the_executor_stay_near_one_bucket() {
+    let server = RedisServer::start();
+    let total = run_workers(&server.url(), "executor");
+    // The non-waiting path sees the others' failures one round trip late: a few retries more
+    // than the exact 4 (7 here, unloaded), well below four local buckets' 16.
+    println!("{WORKERS} processes in the executor: {total} retries (exact: 4, local buckets: 16)");
+    assert!((4..4 * WORKERS).contains(&total), "{total} retries");
 }
 
 #[tokio::test]
