@@ -69,8 +69,10 @@ impl Shared {
     /// Redis answered `tokens` after applying `sent` of the unsent changes: the local count
     /// becomes Redis's plus the changes still unsent.
     pub(crate) fn confirmed(&self, tokens: i64, sent: i64) {
-        let still_unsent = self.unsent.fetch_sub(sent, Ordering::AcqRel) - sent;
+        // The count first, then the unsent total: whoever sees nothing unsent sees the count.
+        let still_unsent = self.unsent.load(Ordering::Acquire) - sent;
         self.tokens.store(tokens.saturating_add(still_unsent).clamp(0, self.max_milli), Ordering::Release);
+        self.unsent.fetch_sub(sent, Ordering::AcqRel);
     }
 
     /// Gives up on sending `sent` (Redis is down): the changes stay local only.

@@ -188,9 +188,10 @@ fn blocking_calls_share_the_bucket_through_the_background_sender() {
             wait_sent(budget);
         }
     }
-    // Each client decides from Redis's count as of its own last call, so it misses the other's
-    // failure since: one retry more than the exact async path's 4 (two local buckets: 8).
-    assert_eq!(granted, 5, "two clients of one bucket of 10, each one call behind the other");
+    // Each client decides from Redis's count as of its own last call, so it may miss the
+    // other's failure since: at most one retry more than the exact async path's 4 (usually 5;
+    // two local buckets would grant 8).
+    assert!((4..=5).contains(&granted), "two clients of one bucket of 10 granted {granted}");
     assert_eq!(query::<i64>(&server.url(), redis::cmd("GET").arg("blocking")), 0, "10 failures");
     a.record_success();
     wait_sent(&a);
