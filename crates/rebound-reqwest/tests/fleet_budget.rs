@@ -33,7 +33,7 @@ async fn two_clients_share_one_redis_budget() {
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
 
-    let policy = Policy::constant(Duration::from_millis(1)).max_retries(10).build().unwrap();
+    let policy = Policy::constant(Duration::from_millis(10)).max_retries(10).build().unwrap();
     let clients: Vec<_> = (0..2)
         .map(|_| {
             let b = Arc::new(RedisBudget::builder(&redis.url(), "fleet", 10.0, 0.1).build().unwrap());
@@ -52,11 +52,12 @@ async fn two_clients_share_one_redis_budget() {
             }
         }
     }
-    // One bucket of 10: failures take it to 5 after 4 retries; each client's first decision may
-    // miss the other's last failure (the blocking path's lag): at most 4 + 1 retries. Two local
-    // buckets would allow 8, and no budget 60.
+    // One bucket of 10 allows 4 retries (tokens 9, 8, 7, 6). The budget's non-waiting path
+    // decides from the count Redis last returned, so a client may miss the other's latest
+    // failures (or its own, if Redis answers slower than the 10 ms between retries): a few
+    // more than 4 (5 or 6 here), but fewer than two local buckets' 8 (and no budget's 60).
     let retries = hits.load(Ordering::SeqCst) - 6;
-    assert!((4..=5).contains(&retries), "{retries} retries for 6 requests");
+    assert!((4..8).contains(&retries), "{retries} retries for 6 requests");
     assert!(clients.iter().all(|(b, _)| b.fallbacks() == 0));
     server.abort();
 }
