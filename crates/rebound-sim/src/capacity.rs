@@ -32,7 +32,7 @@ use std::time::Duration;
 ///
 /// # Default
 /// 100 clients, 10 ms per job (100 jobs/s), a queue of 50 jobs, 2.5 ms per refusal, no think
-/// time, 180 s runs of which the first 60 s are warm-up (the backoffs' ramp up), seed 1.
+/// time, 1 s before the next job after giving one up, 180 s runs of which the first 60 s are warm-up (the backoffs' ramp up), seed 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CapacityConfig {
     /// Clients in the closed loop, ≥ 1.
@@ -45,6 +45,9 @@ pub struct CapacityConfig {
     pub refusal_cost: Duration,
     /// Time a client waits between a job's completion and its next job.
     pub think: Duration,
+    /// Time a client waits after abandoning a job (its policy or budget gave up) before its
+    /// next one, > 0 (without it a client with no think time would resubmit at once, forever).
+    pub give_up_pause: Duration,
     /// Simulated run time, > warm-up.
     pub duration: Duration,
     /// Time at the start that is not measured.
@@ -61,6 +64,7 @@ impl Default for CapacityConfig {
             queue: 50,
             refusal_cost: Duration::from_micros(2500),
             think: Duration::ZERO,
+            give_up_pause: Duration::from_secs(1),
             duration: Duration::from_secs(180),
             warmup: Duration::from_secs(60),
             seed: 1,
@@ -104,6 +108,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
     let mut retrier = Retrier::new(spec, cfg.clients, cfg.seed);
     let mut q = EventQueue::new();
     let (service, refusal, think) = (nanos(cfg.service_time), nanos(cfg.refusal_cost), nanos(cfg.think));
+    let after_give_up = think.max(nanos(cfg.give_up_pause));
     let (end, warm) = (nanos(cfg.duration), nanos(cfg.warmup));
     for c in 0..cfg.clients {
         q.push(rng.random_range(0..SECOND), Ev::Submit(c));
@@ -123,7 +128,8 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                 if std::mem::take(&mut fresh[c as usize]) {
                     retrier.start(c, t);
                 }
-                let admission = if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(t) };
+                let admission =
+                    if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(t) };
                 match admission {
                     Admission::Send => {}
                     Admission::Wait(d) => {
@@ -136,7 +142,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                             None => {
                                 gave_up += 1;
                                 fresh[c as usize] = true;
-                                q.push(t + think, Ev::Submit(c));
+                                q.push(t + after_give_up, Ev::Submit(c));
                             }
                         }
                         continue;
@@ -158,7 +164,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                         None => {
                             gave_up += 1;
                             fresh[c as usize] = true;
-                            q.push(t + think, Ev::Submit(c));
+                            q.push(t + after_give_up, Ev::Submit(c));
                         }
                     }
                 }
@@ -202,6 +208,9 @@ impl CapacityConfig {
         }
         if self.service_time.is_zero() {
             return bad("service-time", "0s".into(), "a duration > 0");
+        }
+        if self.give_up_pause.is_zero() {
+            return bad("give-up-pause", "0s".into(), "a duration > 0");
         }
         if self.queue == 0 {
             return bad("queue", "0".into(), "an integer >= 1");
