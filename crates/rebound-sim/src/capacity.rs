@@ -130,36 +130,33 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                 }
                 let admission =
                     if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(t) };
-                match admission {
-                    Admission::Send => {}
+                // Whether the submission failed, and if so whether it reached the server.
+                let failed = match admission {
                     Admission::Wait(d) => {
                         q.push(t.saturating_add(nanos(d)), Ev::Admitted(c));
-                        continue;
+                        None
                     }
-                    Admission::Reject => {
-                        match retrier.on_failure(c, t, RetryCause::Error, false) {
-                            Some(d) => q.push(t.saturating_add(nanos(d)), Ev::Submit(c)),
-                            None => {
-                                gave_up += 1;
-                                fresh[c as usize] = true;
-                                q.push(t + after_give_up, Ev::Submit(c));
-                            }
-                        }
-                        continue;
+                    Admission::Reject => Some(false),
+                    Admission::Send if current.is_none() => {
+                        current = Some(c);
+                        (done_at, gen) = (t + service, gen + 1);
+                        q.push(done_at, Ev::Done(gen));
+                        None
                     }
-                }
-                if current.is_none() {
-                    current = Some(c);
-                    (done_at, gen) = (t + service, gen + 1);
-                    q.push(done_at, Ev::Done(gen));
-                } else if waiting.len() < cfg.queue as usize {
-                    waiting.push_back(c);
-                } else {
-                    // Refusing preempts the job in service.
-                    refused += u64::from(t >= warm);
-                    (done_at, gen) = (done_at + refusal, gen + 1);
-                    q.push(done_at, Ev::Done(gen));
-                    match retrier.on_failure(c, t, RetryCause::Error, true) {
+                    Admission::Send if waiting.len() < cfg.queue as usize => {
+                        waiting.push_back(c);
+                        None
+                    }
+                    Admission::Send => {
+                        // Refusing preempts the job in service.
+                        refused += u64::from(t >= warm);
+                        (done_at, gen) = (done_at + refusal, gen + 1);
+                        q.push(done_at, Ev::Done(gen));
+                        Some(true)
+                    }
+                };
+                if let Some(sent) = failed {
+                    match retrier.on_failure(c, t, RetryCause::Error, sent) {
                         Some(d) => q.push(t.saturating_add(nanos(d)), Ev::Submit(c)),
                         None => {
                             gave_up += 1;
