@@ -22,7 +22,8 @@ use std::time::Duration;
 /// came back to >= 90 % of before, and how fast. By default the trigger is a capacity cut (the
 /// server 12x slower, as in Huang et al.), over 1..20 s and 50..145 % of S5's load (20 x 20
 /// cells), for fixed 100 ms retries, exponential backoff with full jitter from 100 ms and from
-/// 1 s, and no retries at all (the floor any retry policy can only approach).
+/// 1 s, fixed retries under a gRPC retry budget, and no retries at all (the floor any retry
+/// policy can only approach).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
@@ -67,6 +68,7 @@ fn default_policies() -> Vec<Spec> {
         "constant:base=100ms",
         "exponential:base=100ms,factor=2,cap=1m,jitter=full",
         "exponential:base=1s,factor=2,cap=1m,jitter=full",
+        "constant:base=100ms,budget=grpc:10:0.1",
         "constant:base=100ms,max-retries=0",
     ]
     .iter()

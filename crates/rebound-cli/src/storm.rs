@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 /// Simulate a retry storm: S5's clients and server, an outage, one run per policy.
 ///
 /// With no arguments: 1000 clients (≈ 100 req/s, 2 s timeout) against S5's server, paused from
-/// 15 s to 45 s, run to 120 s, once for each of five policies (fixed 100 ms; S5's exponential
-/// with normal jitter; exponential with full, decorrelated and Thain's jitter). Prints S5's
+/// 15 s to 45 s, run to 120 s, once for each of seven policies (fixed 100 ms; S5's exponential
+/// with normal jitter; exponential with full, decorrelated and Thain's jitter; fixed 100 ms
+/// under a gRPC retry budget and under SRE client-side throttling). Prints S5's
 /// status lines every 5 simulated seconds and a summary: recovered, recovery time after the
 /// outage (goodput back to >= 90 % of before), peak concurrency, attempts per successful
 /// request (retry amplification) and total client wait.

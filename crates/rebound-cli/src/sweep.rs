@@ -26,7 +26,8 @@ pub struct Args {
     #[arg(long, default_value = "50..1000:50")]
     clients: Counts,
     /// A policy to sweep, as a Rebound spec (repeatable). Default: fixed 1 s, exponential from
-    /// 10 ms x2 capped at 1 min, and the same with full and Thain jitter.
+    /// 10 ms x2 capped at 1 min, the same with full and Thain jitter, and fixed 1 s under a
+    /// gRPC retry budget and under SRE client-side throttling.
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
     /// Processor time per job.
@@ -62,6 +63,8 @@ pub fn default_policies() -> Vec<Spec> {
         "exponential:base=10ms,factor=2,cap=1m",
         "exponential:base=10ms,factor=2,cap=1m,jitter=full",
         "exponential:base=10ms,factor=2,cap=1m,jitter=thain",
+        "constant:base=1s,budget=grpc:10:0.1",
+        "constant:base=1s,throttle=sre:2",
     ]
     .iter()
     .map(|s| s.parse().expect("built-in specs are valid"))

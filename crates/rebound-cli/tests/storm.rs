@@ -18,7 +18,7 @@ fn storm_default_scenario_shows_s5s_verdicts_in_json() {
     let v = json(&["storm", "--json"]);
     assert_eq!(v["scenario"]["clients"]["count"], 1000);
     let policies = v["policies"].as_array().unwrap();
-    assert_eq!(policies.len(), 5, "five built-in policies");
+    assert_eq!(policies.len(), 7, "seven built-in policies");
     let fixed = &policies[0];
     assert_eq!(fixed["policy"], "constant:base=100ms");
     assert_eq!(fixed["recovered"], false);
@@ -27,6 +27,12 @@ fn storm_default_scenario_shows_s5s_verdicts_in_json() {
     assert!(s5["policy"].as_str().unwrap().starts_with("exponential:base=100ms,factor=2.71828"));
     assert_eq!(s5["recovered"], true);
     assert!(s5["recovery_s"].as_f64().unwrap() < 30.0);
+    // Issue 6: the retry budget turns the fixed policy's storm into a recovery, at a fraction of
+    // the amplification.
+    let budget = &policies[5];
+    assert_eq!(budget["policy"], "constant:base=100ms,budget=grpc:10:0.1");
+    assert_eq!(budget["recovered"], true);
+    assert!(budget["amplification"].as_f64().unwrap() < fixed["amplification"].as_f64().unwrap() / 10.0);
     for p in policies {
         assert!(p["peak_concurrency"].as_u64().unwrap() > 0);
         assert!(p["amplification"].as_f64().unwrap() >= 1.0);

@@ -21,6 +21,8 @@ use crate::queue::{nanos, EventQueue, SECOND};
 use crate::retrier::Retrier;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use rebound::budget::RetryCause;
+use rebound::throttle::Admission;
 use rebound::Spec;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -30,7 +32,7 @@ use std::time::Duration;
 ///
 /// # Default
 /// 100 clients, 10 ms per job (100 jobs/s), a queue of 50 jobs, 2.5 ms per refusal, no think
-/// time, 180 s runs of which the first 60 s are warm-up (the backoffs' ramp up), seed 1.
+/// time, 1 s before the next job after giving one up, 180 s runs of which the first 60 s are warm-up (the backoffs' ramp up), seed 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CapacityConfig {
     /// Clients in the closed loop, ≥ 1.
@@ -43,6 +45,9 @@ pub struct CapacityConfig {
     pub refusal_cost: Duration,
     /// Time a client waits between a job's completion and its next job.
     pub think: Duration,
+    /// Time a client waits after abandoning a job (its policy or budget gave up) before its
+    /// next one, > 0 (without it a client with no think time would resubmit at once, forever).
+    pub give_up_pause: Duration,
     /// Simulated run time, > warm-up.
     pub duration: Duration,
     /// Time at the start that is not measured.
@@ -59,6 +64,7 @@ impl Default for CapacityConfig {
             queue: 50,
             refusal_cost: Duration::from_micros(2500),
             think: Duration::ZERO,
+            give_up_pause: Duration::from_secs(1),
             duration: Duration::from_secs(180),
             warmup: Duration::from_secs(60),
             seed: 1,
@@ -86,6 +92,8 @@ pub struct CapacityReport {
 #[derive(Debug, Clone, Copy)]
 enum Ev {
     Submit(u32),
+    /// A submission the throttle has already admitted (after its pacing wait).
+    Admitted(u32),
     Done(u64),
 }
 
@@ -100,6 +108,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
     let mut retrier = Retrier::new(spec, cfg.clients, cfg.seed);
     let mut q = EventQueue::new();
     let (service, refusal, think) = (nanos(cfg.service_time), nanos(cfg.refusal_cost), nanos(cfg.think));
+    let after_give_up = think.max(nanos(cfg.give_up_pause));
     let (end, warm) = (nanos(cfg.duration), nanos(cfg.warmup));
     for c in 0..cfg.clients {
         q.push(rng.random_range(0..SECOND), Ev::Submit(c));
@@ -115,27 +124,44 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
             break;
         }
         match ev {
-            Ev::Submit(c) => {
+            Ev::Submit(c) | Ev::Admitted(c) => {
                 if std::mem::take(&mut fresh[c as usize]) {
-                    retrier.start(c);
+                    retrier.start(c, t);
                 }
-                if current.is_none() {
-                    current = Some(c);
-                    (done_at, gen) = (t + service, gen + 1);
-                    q.push(done_at, Ev::Done(gen));
-                } else if waiting.len() < cfg.queue as usize {
-                    waiting.push_back(c);
-                } else {
-                    // Refusing preempts the job in service.
-                    refused += u64::from(t >= warm);
-                    (done_at, gen) = (done_at + refusal, gen + 1);
-                    q.push(done_at, Ev::Done(gen));
-                    match retrier.on_failure(c) {
+                let admission =
+                    if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(t) };
+                // Whether the submission failed, and if so whether it reached the server.
+                let failed = match admission {
+                    Admission::Wait(d) => {
+                        q.push(t.saturating_add(nanos(d)), Ev::Admitted(c));
+                        None
+                    }
+                    Admission::Reject => Some(false),
+                    Admission::Send if current.is_none() => {
+                        current = Some(c);
+                        (done_at, gen) = (t + service, gen + 1);
+                        q.push(done_at, Ev::Done(gen));
+                        None
+                    }
+                    Admission::Send if waiting.len() < cfg.queue as usize => {
+                        waiting.push_back(c);
+                        None
+                    }
+                    Admission::Send => {
+                        // Refusing preempts the job in service.
+                        refused += u64::from(t >= warm);
+                        (done_at, gen) = (done_at + refusal, gen + 1);
+                        q.push(done_at, Ev::Done(gen));
+                        Some(true)
+                    }
+                };
+                if let Some(sent) = failed {
+                    match retrier.on_failure(c, t, RetryCause::Error, sent) {
                         Some(d) => q.push(t.saturating_add(nanos(d)), Ev::Submit(c)),
                         None => {
                             gave_up += 1;
                             fresh[c as usize] = true;
-                            q.push(t + think, Ev::Submit(c));
+                            q.push(t + after_give_up, Ev::Submit(c));
                         }
                     }
                 }
@@ -144,7 +170,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                 let c = current.take().expect("a Done event has a job in service");
                 completed += u64::from(t >= warm);
                 fresh[c as usize] = true;
-                let pause = nanos(retrier.on_success(c));
+                let pause = nanos(retrier.on_success(c, t));
                 q.push(t + think.saturating_add(pause), Ev::Submit(c));
                 if let Some(next) = waiting.pop_front() {
                     current = Some(next);
@@ -179,6 +205,9 @@ impl CapacityConfig {
         }
         if self.service_time.is_zero() {
             return bad("service-time", "0s".into(), "a duration > 0");
+        }
+        if self.give_up_pause.is_zero() {
+            return bad("give-up-pause", "0s".into(), "a duration > 0");
         }
         if self.queue == 0 {
             return bad("queue", "0".into(), "an integer >= 1");

@@ -26,8 +26,10 @@ pub struct Point {
     pub concurrency: u64,
     /// Attempts sent, first tries and retries.
     pub sent: u64,
-    /// Requests abandoned because the policy gave up.
+    /// Requests abandoned because the policy (or the retry budget) gave up.
     pub gave_up: u64,
+    /// Attempts the client-side throttle rejected before sending.
+    pub rejected: u64,
 }
 
 /// Collects per-second points and totals during a run.

@@ -1,17 +1,35 @@
-//! How a simulated client decides to retry: the library's own policies, never copies of them.
+//! How a simulated client decides to retry: the library's own policies, budgets and throttles,
+//! never copies of them.
 //!
 //! A per-call policy (`constant`, `linear`, `exponential`) gives each client its own
 //! [`PolicyBackoff`], seeded from the run's seed and the client's number and reset at the start
 //! of each request. A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
-//! as S4's workers share one sleeper.
+//! as S4's workers share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
+//! throttle shared by all clients — S5's clients are goroutines of one process — driven at
+//! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
+//! as the gRPC token bucket it shares: within one simulated process they are the same.
 
+use crate::queue::Nanos;
 use rand::rngs::SmallRng;
+use rebound::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
+use rebound::throttle::{Admission, Throttle};
 use rebound::{Backoff, PolicyBackoff, ResponsiveState, Spec};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The retry state of every client of one run.
 #[derive(Debug)]
-pub enum Retrier {
+pub struct Retrier {
+    backoff: Backoffs,
+    budget: Option<Arc<dyn RetryBudget>>,
+    throttle: Option<Arc<dyn Throttle>>,
+    /// What each client's last granted retry followed, for the budget's accounting.
+    retried: Vec<Option<RetryCause>>,
+    base: Instant,
+}
+
+#[derive(Debug)]
+enum Backoffs {
     /// One backoff per client.
     PerCall(Vec<PolicyBackoff<SmallRng>>),
     /// One responsive backoff shared by all clients.
@@ -27,41 +45,99 @@ pub fn client_seed(seed: u64, client: u32) -> u64 {
     z ^ (z >> 31)
 }
 
+fn build_budget(spec: &BudgetSpec) -> Option<Arc<dyn RetryBudget>> {
+    match spec {
+        BudgetSpec::Redis { max_tokens, token_ratio, .. } => {
+            GrpcBudget::new(*max_tokens, *token_ratio).ok().map(|b| Arc::new(b) as Arc<dyn RetryBudget>)
+        }
+        other => other.build().ok(),
+    }
+}
+
 impl Retrier {
-    /// The retry state for `clients` clients following `spec`.
+    /// The retry state for `clients` clients following `spec`. (A spec's budget and throttle
+    /// were validated when it was parsed.)
     pub fn new(spec: &Spec, clients: u32, seed: u64) -> Retrier {
-        if let Some(policy) = spec.policy() {
-            Retrier::PerCall((0..clients).map(|c| policy.backoff_seeded(client_seed(seed, c))).collect())
+        let backoff = if let Some(policy) = spec.policy() {
+            Backoffs::PerCall((0..clients).map(|c| policy.backoff_seeded(client_seed(seed, c))).collect())
         } else {
             let config = spec.responsive().copied().unwrap_or_default();
-            Retrier::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
+            Backoffs::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
+        };
+        Retrier {
+            backoff,
+            budget: spec.budget().and_then(build_budget),
+            throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
+            retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
+            base: Instant::now(),
         }
     }
 
-    /// Client `client` starts a new request.
     #[inline]
-    pub fn start(&mut self, client: u32) {
-        if let Retrier::PerCall(b) = self {
+    fn at(&self, t: Nanos) -> Instant {
+        self.base + Duration::from_nanos(t)
+    }
+
+    /// Client `client` starts a new request at `t`.
+    #[inline]
+    pub fn start(&mut self, client: u32, t: Nanos) {
+        if let Backoffs::PerCall(b) = &mut self.backoff {
             b[client as usize].reset();
         }
-    }
-
-    /// Client `client`'s attempt failed: the wait before its retry, or `None` to give up.
-    #[inline]
-    pub fn on_failure(&mut self, client: u32) -> Option<Duration> {
-        match self {
-            Retrier::PerCall(b) => b[client as usize].next_delay(),
-            Retrier::Responsive(r) => Some(r.on_failure()),
+        if let Some(b) = &self.budget {
+            self.retried[client as usize] = None;
+            b.on_request(self.base + Duration::from_nanos(t));
         }
     }
 
-    /// Client `client`'s attempt succeeded: an extra pause before its next request (a
+    /// Whether an attempt may be sent at `t` (the throttle's say; always yes without one).
+    #[inline]
+    pub fn admit(&self, t: Nanos) -> Admission {
+        match &self.throttle {
+            Some(th) => th.admit(self.at(t)),
+            None => Admission::Send,
+        }
+    }
+
+    /// Client `client`'s attempt failed at `t` (`sent`: it reached the network, rather than
+    /// being rejected by the throttle): the wait before its retry, or `None` to give up.
+    #[inline]
+    pub fn on_failure(&mut self, client: u32, t: Nanos, cause: RetryCause, sent: bool) -> Option<Duration> {
+        let now = self.at(t);
+        if let (Some(th), true) = (&self.throttle, sent) {
+            th.on_response(now, true);
+        }
+        if let Some(b) = &self.budget {
+            b.on_failure(now);
+        }
+        let delay = match &mut self.backoff {
+            Backoffs::PerCall(b) => b[client as usize].next_delay(),
+            Backoffs::Responsive(r) => Some(r.on_failure()),
+        }?;
+        match &self.budget {
+            Some(b) if !b.try_retry(now, cause) => None,
+            Some(_) => {
+                self.retried[client as usize] = Some(cause);
+                Some(delay)
+            }
+            None => Some(delay),
+        }
+    }
+
+    /// Client `client`'s attempt succeeded at `t`: an extra pause before its next request (a
     /// responsive backoff that has not yet come down), usually zero.
     #[inline]
-    pub fn on_success(&mut self, _client: u32) -> Duration {
-        match self {
-            Retrier::PerCall(_) => Duration::ZERO,
-            Retrier::Responsive(r) => r.on_success().unwrap_or_default(),
+    pub fn on_success(&mut self, client: u32, t: Nanos) -> Duration {
+        let now = self.at(t);
+        if let Some(th) = &self.throttle {
+            th.on_response(now, false);
+        }
+        if let Some(b) = &self.budget {
+            b.on_success(now, self.retried[client as usize]);
+        }
+        match &mut self.backoff {
+            Backoffs::PerCall(_) => Duration::ZERO,
+            Backoffs::Responsive(r) => r.on_success().unwrap_or_default(),
         }
     }
 }

@@ -57,7 +57,7 @@ fn invalid(field: &'static str, value: impl std::fmt::Display, expected: &'stati
 /// # Default
 /// 1000 clients thinking 10 s on average (≈ 100 req/s), 2 s timeout; S5's server (100 ms,
 /// limit 30, factor 1.05, k 15, 50 ms ticks, accept backlog 511); paused from 15 s to 45 s;
-/// run to 120 s; status every 5 s; seed 1; the five default policies of [`default_policies`].
+/// run to 120 s; status every 5 s; seed 1; the seven default policies of [`default_policies`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Scenario {
@@ -207,8 +207,10 @@ impl Default for Scenario {
 }
 
 /// The built-in comparison: S5's fixed 100 ms interval, S5's exponential backoff (100 ms,
-/// factor e, cap 5 min, normal jitter σ = 100 ms added after the cap), and exponential backoff
-/// from 100 ms with full, decorrelated and Thain's jitter, capped at 1 min.
+/// factor e, cap 5 min, normal jitter σ = 100 ms added after the cap), exponential backoff
+/// from 100 ms with full, decorrelated and Thain's jitter, capped at 1 min, and the fixed
+/// interval under a gRPC retry budget (10 tokens, ratio 0.1) and under SRE client-side
+/// throttling (K = 2).
 pub fn default_policies() -> Vec<Spec> {
     [
         "constant:base=100ms",
@@ -216,6 +218,8 @@ pub fn default_policies() -> Vec<Spec> {
         "exponential:base=100ms,factor=2,cap=1m,jitter=full",
         "exponential:base=100ms,factor=2,cap=1m,jitter=decorrelated",
         "exponential:base=100ms,factor=2,cap=1m,jitter=thain",
+        "constant:base=100ms,budget=grpc:10:0.1",
+        "constant:base=100ms,throttle=sre:2",
     ]
     .iter()
     .map(|s| s.parse().expect("built-in specs are valid"))

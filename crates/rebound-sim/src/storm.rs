@@ -17,6 +17,8 @@ use crate::server::{Arrival, S5Server, TickResult};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
+use rebound::budget::RetryCause;
+use rebound::throttle::Admission;
 use rebound::Spec;
 use serde::Serialize;
 use std::time::Duration;
@@ -62,6 +64,8 @@ pub struct StormReport {
 enum Ev {
     Think(u32),
     Retry(u32),
+    /// A send the throttle has already admitted (after its pacing wait).
+    Admitted(u32),
     Timeout(u32, u32),
     Tick(u32, u32),
     OutageStart,
@@ -175,10 +179,11 @@ impl<'a> Storm<'a> {
     fn dispatch(&mut self, t: Nanos, ev: Ev) {
         match ev {
             Ev::Think(c) => {
-                self.retrier.start(c);
+                self.retrier.start(c, t);
                 self.send(t, c);
             }
             Ev::Retry(c) => self.send(t, c),
+            Ev::Admitted(c) => self.send_now(t, c),
             Ev::Timeout(c, seq) => {
                 if self.is_waiting(c, seq) {
                     self.fail(t, c, Failure::TimedOut);
@@ -206,6 +211,18 @@ impl<'a> Storm<'a> {
     }
 
     fn send(&mut self, t: Nanos, c: u32) {
+        match self.retrier.admit(t) {
+            Admission::Send => {}
+            Admission::Wait(d) => return self.q.push(t.saturating_add(nanos(d)), Ev::Admitted(c)),
+            Admission::Reject => {
+                self.rec.at(t).rejected += 1;
+                return self.retry_or_give_up(t, c, RetryCause::Error, false);
+            }
+        }
+        self.send_now(t, c);
+    }
+
+    fn send_now(&mut self, t: Nanos, c: u32) {
         let cl = &mut self.clients[c as usize];
         cl.seq = cl.seq.wrapping_add(1);
         cl.waiting = true;
@@ -224,11 +241,21 @@ impl<'a> Storm<'a> {
     fn fail(&mut self, t: Nanos, c: u32, how: Failure) {
         self.clients[c as usize].waiting = false;
         let p = self.rec.at(t);
-        match how {
-            Failure::Error => p.errors += 1,
-            Failure::TimedOut => p.timedout += 1,
-        }
-        match self.retrier.on_failure(c) {
+        let cause = match how {
+            Failure::Error => {
+                p.errors += 1;
+                RetryCause::Error
+            }
+            Failure::TimedOut => {
+                p.timedout += 1;
+                RetryCause::Timeout
+            }
+        };
+        self.retry_or_give_up(t, c, cause, true);
+    }
+
+    fn retry_or_give_up(&mut self, t: Nanos, c: u32, cause: RetryCause, sent: bool) {
+        match self.retrier.on_failure(c, t, cause, sent) {
             Some(d) => {
                 self.rec.waited += d.as_nanos();
                 self.q.push(t.saturating_add(nanos(d)), Ev::Retry(c));
@@ -243,7 +270,7 @@ impl<'a> Storm<'a> {
     fn succeed(&mut self, t: Nanos, c: u32) {
         self.clients[c as usize].waiting = false;
         self.rec.at(t).ok += 1;
-        let pause = self.retrier.on_success(c);
+        let pause = self.retrier.on_success(c, t);
         self.rec.waited += pause.as_nanos();
         self.think_then_send(t.saturating_add(nanos(pause)), c);
     }

@@ -49,6 +49,7 @@ mod retry;
 mod seed;
 pub mod spec;
 pub mod throttle;
+mod window;
 
 pub use backoff::{Backoff, Immediate};
 #[cfg(feature = "tokio")]

@@ -1,9 +1,9 @@
 //! Retry budgets and throttles, pinned to their sources' numbers, under threads, and in the
-//! executors.
+//! spec grammar (the executors: budget_executors.rs).
 
 use rebound::budget::{AwsQuota, BudgetSpec, FinagleBudget, GrpcBudget, RetryBudget, RetryCause};
 use rebound::throttle::{Admission, CubicThrottle, SreThrottle, Throttle, ThrottleSpec};
-use rebound::{retry, GiveUp, ManualClock, Policy, Spec};
+use rebound::{Policy, Spec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -160,54 +160,6 @@ fn shared_budgets_never_over_grant_under_threads() {
 }
 
 #[test]
-fn the_executor_stops_when_the_budget_does() {
-    let clock = ManualClock::new();
-    let quota: Arc<dyn RetryBudget> = Arc::new(AwsQuota::new(10).unwrap());
-    let policy = Policy::constant(Duration::from_millis(10)).max_retries(100).build().unwrap();
-    let err = retry(policy.backoff(), || Err::<(), _>("down"))
-        .budget(quota.clone())
-        .sleeper(&clock)
-        .clock(&clock)
-        .call()
-        .unwrap_err();
-    assert_eq!(err.reason, GiveUp::BudgetExhausted);
-    assert_eq!(err.attempts, 3, "10 / 5 = two retries");
-    // A success after a retry refunds the retry's cost.
-    let fresh = Arc::new(AwsQuota::new(10).unwrap());
-    let mut n = 0;
-    let out = retry(policy.backoff(), || {
-        n += 1;
-        if n == 1 {
-            Err("once")
-        } else {
-            Ok(n)
-        }
-    })
-    .budget(fresh.clone())
-    .sleeper(&clock)
-    .clock(&clock)
-    .call();
-    assert_eq!(out, Ok(2));
-    assert_eq!(fresh.available(), 10);
-}
-
-#[test]
-fn the_executor_asks_the_throttle_before_each_attempt() {
-    let clock = ManualClock::new();
-    let throttle: Arc<dyn Throttle> = Arc::new(SreThrottle::new_seeded(2.0, 3).unwrap());
-    let policy = Policy::constant(Duration::from_millis(10)).max_retries(1000).build().unwrap();
-    let err = retry(policy.backoff(), || Err::<(), _>("overloaded"))
-        .throttle(throttle)
-        .sleeper(&clock)
-        .clock(&clock)
-        .call()
-        .unwrap_err();
-    assert_eq!(err.reason, GiveUp::Throttled);
-    assert!(err.attempts < 100, "the throttle cut the retries: {}", err.attempts);
-    assert_eq!(err.last, rebound::Failure::Rejected);
-}
-
-#[test]
 fn budgets_and_throttles_in_the_spec_grammar() {
     let s: Spec =
         "exponential:base=100ms,factor=2,jitter=full,budget=grpc:10:0.1,throttle=sre:2".parse().unwrap();
@@ -241,4 +193,161 @@ fn budgets_and_throttles_in_the_spec_grammar() {
     }
     let e = "exponential:budget=aws:500".parse::<Policy>().unwrap_err().to_string();
     assert!(e.contains("parse a `Spec`"), "{e}");
+}
+
+#[test]
+fn grpc_a6_after_exactly_five_failures_one_success_reopens() {
+    // The example: max_tokens 10, ratio 0.1. Five straight failures leave 5 tokens,
+    // which is not > 10 / 2; one success makes 5.1, which is.
+    let b = GrpcBudget::new(10.0, 0.1).unwrap();
+    let now = Instant::now();
+    let granted = (0..5).filter(|_| {
+        b.on_failure(now);
+        b.try_retry(now, E)
+    });
+    assert_eq!(granted.count(), 4);
+    assert_eq!(b.tokens(), 5.0);
+    assert!(!b.try_retry(now, E));
+    b.on_success(now, None);
+    assert_eq!(b.tokens(), 5.1);
+    assert!(b.try_retry(now, E));
+    // A second failure closes it again (4.1), and 10 successes (5.1) reopen it.
+    b.on_failure(now);
+    let needed = (1..).find(|_| {
+        b.on_success(now, None);
+        b.try_retry(now, E)
+    });
+    assert_eq!(needed, Some(10));
+}
+
+/// Runs `per_thread` on 8 threads at once (released together) and sums what they return.
+fn on_eight_threads(per_thread: impl Fn(usize) -> u64 + Send + Sync + 'static) -> u64 {
+    let per_thread = Arc::new(per_thread);
+    let gate = Arc::new(std::sync::Barrier::new(8));
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let (f, gate) = (per_thread.clone(), gate.clone());
+            std::thread::spawn(move || {
+                gate.wait();
+                f(i)
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).sum()
+}
+
+#[test]
+fn eight_threads_never_over_grant_a_grpc_budget_or_an_aws_quota() {
+    let now = Instant::now();
+    // gRPC, failures only: a retry is granted only when its check sees > 5 tokens, i.e. after
+    // at most 4 failures in all, so at most 4 grants whatever the interleaving.
+    let grpc = Arc::new(GrpcBudget::new(10.0, 0.1).unwrap());
+    let g = grpc.clone();
+    let granted = on_eight_threads(move |_| {
+        (0..1000)
+            .filter(|_| {
+                g.on_failure(now);
+                g.try_retry(now, E)
+            })
+            .count() as u64
+    });
+    assert!(granted <= 4, "{granted} grants");
+    assert_eq!(grpc.tokens(), 0.0);
+    // AWS quota with deposits racing withdrawals: what was granted (5 each) plus what is left
+    // never exceeds the 500 it started with plus what was deposited (deposits into a full
+    // bucket are lost, so this is an inequality).
+    let aws = Arc::new(AwsQuota::new(500).unwrap());
+    let q = aws.clone();
+    let totals = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let deposits = totals.clone();
+    let granted = on_eight_threads(move |i| {
+        let mut granted = 0;
+        for j in 0..5000 {
+            if (i + j) % 4 == 0 {
+                q.on_success(now, None);
+                deposits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            } else if q.try_retry(now, E) {
+                granted += 1;
+            }
+        }
+        granted
+    });
+    let deposited = totals.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(5 * granted + aws.available() <= 500 + deposited, "{granted} grants, {deposited} deposits");
+    assert!(granted >= 100, "the full bucket alone pays for 100: {granted}");
+    // Finagle with requests racing retries: at most the reserve plus 20 % of the requests.
+    let fin = Arc::new(FinagleBudget::new(20.0, Duration::from_secs(10), 10.0).unwrap());
+    let f = fin.clone();
+    let granted = on_eight_threads(move |_| {
+        (0..2000)
+            .filter(|j| {
+                if j % 2 == 0 {
+                    f.on_request(now);
+                    false
+                } else {
+                    f.try_retry(now, E)
+                }
+            })
+            .count() as u64
+    });
+    assert!(granted <= 100 + 8000 / 5, "{granted}");
+    assert!(granted >= 100, "{granted}");
+}
+
+#[test]
+fn sre_rejections_are_exact_under_a_seed() {
+    use rand::{rngs::SmallRng, Rng, SeedableRng};
+    // The server accepts one request in four; K = 2. A model of the book's formula drawing
+    // from the same seeded generator predicts every decision.
+    let t = SreThrottle::new_seeded(2.0, 42).unwrap();
+    let mut rng = SmallRng::seed_from_u64(42);
+    let (mut requests, mut accepts) = (0u64, 0u64);
+    let now = Instant::now();
+    let mut rejected = 0;
+    for i in 0..2000u64 {
+        let p = ((requests as f64 - 2.0 * accepts as f64) / (requests as f64 + 1.0)).max(0.0);
+        let expect_reject = p > 0.0 && rng.random::<f64>() < p;
+        requests += 1;
+        let got = t.admit(now);
+        assert_eq!(got == Admission::Reject, expect_reject, "request {i}, p = {p}");
+        if got == Admission::Send {
+            let accepted = i % 4 == 0;
+            accepts += u64::from(accepted);
+            t.on_response(now, !accepted);
+        }
+        rejected += u64::from(expect_reject);
+    }
+    // A server accepting 1 in 4 of what is sent accepts less than 1 / K of it: sending K x
+    // accepts is never reached, and the client throttles itself down to a trickle.
+    assert!(rejected > 1700, "{rejected}");
+}
+
+#[test]
+fn cubic_rate_follows_beta_and_the_cubic_curve() {
+    let c = CubicThrottle::new();
+    let t0 = Instant::now();
+    let at = |ms: u64| t0 + Duration::from_millis(ms);
+    // 10 sends/s for 5 s, accepted. The 0.5 s buckets measure 12/s, then 10/s: the EWMA (0.8)
+    // is 10 - 0.4 x 0.2^(n - 1) after n buckets; at 5 s, n = 10.
+    (0..50).for_each(|i| c.on_response(at(100 * i), false));
+    c.on_response(at(5000), true);
+    let w_max = c.measured_rate();
+    assert!((w_max - (10.0 - 0.4 * 0.2f64.powi(9))).abs() < 1e-9, "{w_max}");
+    assert!((c.rate().0 - 0.7 * w_max).abs() < 1e-9, "rate = β W_max");
+    // Then successes at 10/s: rate = C (t - K)^3 + W_max with K = cbrt(W_max (1 - β) / C).
+    let k = (w_max * 0.3 / 0.4).cbrt();
+    assert!((k - 1.957_433_8).abs() < 1e-6);
+    let expected = [(500, 8.761_698), (1000, 9.648_936), (2000, 10.000_031), (3000, 10.453_284)];
+    let mut checks = expected.iter().peekable();
+    for ms in (5100..=8000).step_by(100) {
+        c.on_response(at(ms), false);
+        if let Some(&&(dt, rate)) = checks.peek().filter(|(dt, _)| 5000 + dt == ms) {
+            let t = dt as f64 / 1000.0;
+            let curve = 0.4 * (t - k).powi(3) + w_max;
+            assert!((c.rate().0 - curve).abs() < 1e-9, "at {t} s: {} vs {curve}", c.rate().0);
+            assert!((curve - rate).abs() < 1e-5, "at {t} s: {curve} vs {rate}");
+            checks.next();
+        }
+    }
+    assert!(checks.next().is_none());
 }

@@ -32,6 +32,7 @@ impl Second {
             concurrency: self.in_flight,
             sent: self.ok + self.errors + self.timedout,
             gave_up: 0,
+            rejected: 0,
         }
     }
 }

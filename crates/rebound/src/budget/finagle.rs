@@ -2,6 +2,7 @@
 
 use super::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
+use crate::window::Window;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -14,15 +15,8 @@ use std::time::{Duration, Instant};
 pub struct FinagleBudget {
     percent: f64,
     reserve: f64,
+    /// Requests and retries per second over the ttl.
     state: Mutex<Window>,
-}
-
-#[derive(Debug)]
-struct Window {
-    origin: Option<Instant>,
-    /// `(second, requests, retries)`, oldest first, within the ttl.
-    buckets: std::collections::VecDeque<(u64, u64, u64)>,
-    ttl_s: u64,
 }
 
 impl FinagleBudget {
@@ -58,40 +52,24 @@ impl FinagleBudget {
         Ok(FinagleBudget {
             percent: percent / 100.0,
             reserve: min_retries_per_sec * ttl_s as f64,
-            state: Mutex::new(Window { origin: None, buckets: Default::default(), ttl_s }),
+            state: Mutex::new(Window::new(ttl_s)),
         })
-    }
-
-    fn with<R>(&self, now: Instant, f: impl FnOnce(&mut (u64, u64, u64), u64, u64) -> R) -> R {
-        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let origin = *w.origin.get_or_insert(now);
-        let sec = now.saturating_duration_since(origin).as_secs();
-        let ttl = w.ttl_s;
-        while w.buckets.front().is_some_and(|b| b.0 + ttl <= sec) {
-            w.buckets.pop_front();
-        }
-        if w.buckets.back().is_none_or(|b| b.0 != sec) {
-            w.buckets.push_back((sec, 0, 0));
-        }
-        let (requests, retries) = w.buckets.iter().fold((0, 0), |(q, r), b| (q + b.1, r + b.2));
-        let last = w.buckets.back_mut().expect("a bucket was just ensured");
-        f(last, requests, retries)
     }
 }
 
 impl RetryBudget for FinagleBudget {
     fn try_retry(&self, now: Instant, _cause: RetryCause) -> bool {
         let (percent, reserve) = (self.percent, self.reserve);
-        self.with(now, |bucket, requests, retries| {
-            let ok = (retries + 1) as f64 <= reserve + percent * requests as f64;
-            if ok {
-                bucket.2 += 1;
-            }
-            ok
-        })
+        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let ([requests, retries], current) = w.at(now);
+        let ok = (retries + 1) as f64 <= reserve + percent * requests as f64;
+        if ok {
+            current[1] += 1;
+        }
+        ok
     }
 
     fn on_request(&self, now: Instant) {
-        self.with(now, |bucket, _, _| bucket.1 += 1);
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).at(now).1[0] += 1;
     }
 }

@@ -86,6 +86,38 @@ pub enum Pushback {
 /// assert_eq!(grpc_pushback("-1"), Some(Pushback::DoNotRetry));
 /// assert_eq!(grpc_pushback("soon"), None);
 /// ```
+///
+/// With an executor, the pushback is the retry predicate and the wait hint: a negative value
+/// ends the retries ([`GiveUp::Permanent`](crate::GiveUp::Permanent)), a non-negative one
+/// lengthens the wait to at least that long (up to the executor's hint ceiling).
+///
+/// ```
+/// use rebound::budget::{grpc_pushback, Pushback};
+/// use rebound::{retry, GiveUp, ManualClock, Policy};
+/// use std::time::Duration;
+///
+/// /// A failed call and its `grpc-retry-pushback-ms` trailer.
+/// struct Status(&'static str);
+/// let clock = ManualClock::new();
+/// let trailers = ["250", "-1"];
+/// let mut calls = 0;
+/// let err = retry(Policy::constant(Duration::from_millis(10)).build()?.backoff(), || {
+///     calls += 1;
+///     Err::<(), _>(Status(trailers[calls - 1]))
+/// })
+/// .when(|s: &Status| grpc_pushback(s.0) != Some(Pushback::DoNotRetry))
+/// .hint(|s: &Status| match grpc_pushback(s.0) {
+///     Some(Pushback::RetryAfter(d)) => Some(d),
+///     _ => None,
+/// })
+/// .sleeper(&clock)
+/// .clock(&clock)
+/// .call()
+/// .unwrap_err();
+/// assert_eq!((err.reason, err.attempts), (GiveUp::Permanent, 2));
+/// assert_eq!(err.slept, Duration::from_millis(250)); // the pushback, not the 10 ms backoff
+/// # Ok::<(), rebound::ConfigError>(())
+/// ```
 pub fn grpc_pushback(value: &str) -> Option<Pushback> {
     let v: i64 = value.trim().parse().ok()?;
     Some(if v < 0 { Pushback::DoNotRetry } else { Pushback::RetryAfter(Duration::from_millis(v as u64)) })

@@ -36,7 +36,7 @@ where
     pub fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
         let mut run = self.start();
         loop {
-            while let Some(wait) = self.admission(&mut run)? {
+            if let Some(wait) = self.admission(&mut run)? {
                 self.sleeper.sleep(wait);
             }
             run.attempts += 1;

@@ -66,7 +66,7 @@ where
         async move {
             let mut run = self.start();
             loop {
-                while let Some(wait) = self.admission(&mut run)? {
+                if let Some(wait) = self.admission(&mut run)? {
                     self.sleeper.sleep(wait).await;
                 }
                 run.attempts += 1;

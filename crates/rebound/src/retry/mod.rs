@@ -358,8 +358,8 @@ where
         }
     }
 
-    /// Before an attempt: `Ok(None)` to send it, `Ok(Some(wait))` to wait and ask again, or
-    /// the final error if the throttle rejects it.
+    /// Before an attempt: `Ok(None)` to send it now, `Ok(Some(wait))` to send it after `wait`
+    /// (the throttle reserved it), or the final error if the throttle rejects it.
     #[inline]
     fn admission<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
         let Some(t) = &self.guard.throttle else { return Ok(None) };
@@ -416,8 +416,8 @@ where
         let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
         let decision = self.decide(retryable, hint, elapsed);
         let decision = match decision {
-            Ok(delay) => self.guarded(cause, true).map(|()| delay),
-            Err(reason) => self.guarded(cause, false).and(Err(reason)),
+            Ok(delay) => self.guarded(cause, true, true).map(|()| delay),
+            Err(reason) => self.guarded(cause, retryable, false).and(Err(reason)),
         };
         match decision {
             Ok(delay) => {
@@ -435,17 +435,19 @@ where
     }
 
     /// Tells the budget and the throttle about a failed attempt and, if the executor would
-    /// retry, asks the budget for the retry.
-    fn guarded(&mut self, cause: RetryCause, retry: bool) -> Result<(), GiveUp> {
+    /// retry, asks the budget for the retry. A permanent error (the predicate rejected it) is
+    /// not a budget failure — gRPC A6 charges only failures with a retryable status — and not a
+    /// sign of overload to the throttle, since the server did answer (a timeout still is one).
+    fn guarded(&mut self, cause: RetryCause, retryable: bool, retry: bool) -> Result<(), GiveUp> {
         if self.guard.budget.is_none() && self.guard.throttle.is_none() {
             return Ok(());
         }
         let now = self.clock.now();
         if let Some(t) = &self.guard.throttle {
-            t.on_response(now, true);
+            t.on_response(now, retryable || cause == RetryCause::Timeout);
         }
         match &self.guard.budget {
-            Some(b) => {
+            Some(b) if retryable => {
                 b.on_failure(now);
                 if !retry || b.try_retry(now, cause) {
                     Ok(())
@@ -453,7 +455,7 @@ where
                     Err(GiveUp::BudgetExhausted)
                 }
             }
-            None => Ok(()),
+            _ => Ok(()),
         }
     }
 

@@ -24,7 +24,8 @@ const MIN_CAPACITY: f64 = 1.0;
 ///   off near `W_max`, then probes above it.
 /// - The rate is never set above twice the measured send rate; β = 0.7, C = 0.4.
 ///
-/// Each send takes one token; without one, [`admit`](Throttle::admit) says how long to wait.
+/// Each send takes one token; without one, [`admit`](Throttle::admit) reserves the next token
+/// (the bucket goes into debt) and says how long to wait for it.
 #[derive(Debug)]
 pub struct CubicThrottle {
     state: Mutex<Cubic>,
@@ -92,6 +93,8 @@ impl CubicThrottle {
 }
 
 impl Cubic {
+    /// Adds the tokens earned since the last refill, up to `max_capacity` (the capacity is
+    /// negative while sends are reserved ahead).
     fn refill(&mut self, t: f64) {
         self.capacity = (self.capacity + (t - self.last_refill) * self.fill_rate).min(self.max_capacity);
         self.last_refill = t;
@@ -123,11 +126,11 @@ impl Throttle for CubicThrottle {
                 return Admission::Send;
             }
             c.refill(t);
-            if c.capacity >= 1.0 {
-                c.capacity -= 1.0;
+            c.capacity -= 1.0;
+            if c.capacity >= 0.0 {
                 Admission::Send
             } else {
-                Admission::Wait(Duration::from_secs_f64((1.0 - c.capacity) / c.fill_rate))
+                Admission::Wait(Duration::from_secs_f64(-c.capacity / c.fill_rate))
             }
         })
     }

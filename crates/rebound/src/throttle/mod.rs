@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 pub enum Admission {
     /// Send it now.
     Send,
-    /// Ask again after this long (a rate limiter's pacing).
+    /// Send it after this long: the throttle has reserved the send (a rate limiter's pacing).
     Wait(Duration),
     /// Do not send it: fail it at the client.
     Reject,

@@ -2,9 +2,9 @@
 
 use super::{Admission, Throttle};
 use crate::error::ConfigError;
+use crate::window::Window;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -23,9 +23,8 @@ pub struct SreThrottle {
 #[derive(Debug)]
 struct State {
     rng: SmallRng,
-    origin: Option<Instant>,
-    /// `(second, requests, accepts)`, oldest first, within the window.
-    buckets: VecDeque<(u64, u64, u64)>,
+    /// Requests and accepts per second over the last two minutes.
+    window: Window,
 }
 
 /// The window the book uses: two minutes.
@@ -48,35 +47,19 @@ impl SreThrottle {
         if !(k.is_finite() && k >= 1.0) {
             return Err(ConfigError::invalid("throttle", format!("sre:{k}"), "sre:K with K a number >= 1"));
         }
-        let state = State { rng: SmallRng::seed_from_u64(seed), origin: None, buckets: VecDeque::new() };
+        let state = State { rng: SmallRng::seed_from_u64(seed), window: Window::new(WINDOW_S) };
         Ok(SreThrottle { k, state: Mutex::new(state) })
     }
 
     /// The probability that a request at `now` is rejected.
     pub fn reject_probability(&self, now: Instant) -> f64 {
-        let k = self.k;
-        self.with(now, |s| {
-            let (q, a) = totals(&s.buckets);
-            probability(q, a, k)
-        })
+        let ([requests, accepts], _) = self.lock().window.at(now);
+        probability(requests, accepts, self.k)
     }
 
-    fn with<R>(&self, now: Instant, f: impl FnOnce(&mut State) -> R) -> R {
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let origin = *s.origin.get_or_insert(now);
-        let sec = now.saturating_duration_since(origin).as_secs();
-        while s.buckets.front().is_some_and(|b| b.0 + WINDOW_S <= sec) {
-            s.buckets.pop_front();
-        }
-        if s.buckets.back().is_none_or(|b| b.0 != sec) {
-            s.buckets.push_back((sec, 0, 0));
-        }
-        f(&mut s)
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-fn totals(b: &VecDeque<(u64, u64, u64)>) -> (u64, u64) {
-    b.iter().fold((0, 0), |(q, a), x| (q + x.1, a + x.2))
 }
 
 fn probability(requests: u64, accepts: u64, k: f64) -> f64 {
@@ -85,22 +68,20 @@ fn probability(requests: u64, accepts: u64, k: f64) -> f64 {
 
 impl Throttle for SreThrottle {
     fn admit(&self, now: Instant) -> Admission {
-        let k = self.k;
-        self.with(now, |s| {
-            let (q, a) = totals(&s.buckets);
-            let p = probability(q, a, k);
-            s.buckets.back_mut().expect("a bucket was just ensured").1 += 1;
-            if p > 0.0 && s.rng.random::<f64>() < p {
-                Admission::Reject
-            } else {
-                Admission::Send
-            }
-        })
+        let mut s = self.lock();
+        let ([requests, accepts], current) = s.window.at(now);
+        current[0] += 1;
+        let p = probability(requests, accepts, self.k);
+        if p > 0.0 && s.rng.random::<f64>() < p {
+            Admission::Reject
+        } else {
+            Admission::Send
+        }
     }
 
     fn on_response(&self, now: Instant, overloaded: bool) {
         if !overloaded {
-            self.with(now, |s| s.buckets.back_mut().expect("a bucket was just ensured").2 += 1);
+            self.lock().window.at(now).1[1] += 1;
         }
     }
 }

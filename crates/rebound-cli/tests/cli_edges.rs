@@ -1,0 +1,68 @@
+//! Edges of `schedule` and `exec` beyond the seed systems: caps, bad letters and flags, signal
+//! deaths, and the help text.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use predicates::str::contains;
+
+fn rebound() -> Command {
+    Command::cargo_bin("rebound").expect("the rebound binary is built")
+}
+
+#[test]
+fn retries_caps_the_listing_of_an_unbounded_policy() {
+    let out = rebound().args(["schedule", "constant:base=1s", "--retries", "3", "--json"]).output().unwrap();
+    assert!(out.status.success());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let totals: Vec<f64> =
+        report["delays"].as_array().unwrap().iter().map(|d| d["total_ms"].as_f64().unwrap()).collect();
+    assert_eq!(totals, [1000.0, 2000.0, 3000.0]);
+}
+
+#[test]
+fn a_bad_outcome_letter_is_named() {
+    rebound()
+        .args(["schedule", "responsive", "--outcomes", "FFX"])
+        .assert()
+        .failure()
+        .stderr(contains("`--outcomes` letter `X`").and(contains("F (failure) or S (success)")));
+}
+
+#[test]
+fn death_by_signal_is_128_plus_the_signal() {
+    rebound()
+        .args(["exec", "--policy", "constant:base=1ms,max-retries=0", "--", "sh", "-c", "kill -9 $$"])
+        .assert()
+        .code(137)
+        .stderr(contains("killed by signal 9"));
+}
+
+#[test]
+fn bad_exec_flags_name_the_flag() {
+    rebound()
+        .args(["exec", "--retry-on", "300", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(contains("`--retry-on`").and(contains("0-255")));
+    rebound()
+        .args(["exec", "--timeout", "soon", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(contains("--timeout"));
+    rebound()
+        .args(["exec", "--policy", "responsive", "--", "true"])
+        .assert()
+        .failure()
+        .stderr(contains("`--policy`"));
+}
+
+#[test]
+fn help_documents_the_spec_grammar_and_the_default_policy() {
+    rebound()
+        .args(["exec", "--help"])
+        .assert()
+        .success()
+        .stdout(contains("exponential:base=100ms,factor=2,cap=10s,jitter=full,max-retries=5"))
+        .stdout(contains("KIND[:key=value,...]"));
+    rebound().args(["schedule", "--help"]).assert().success().stdout(contains("max-randomization"));
+}

@@ -1,0 +1,33 @@
+//! # rebound-reqwest
+//!
+//! Rebound's retries for [reqwest](https://docs.rs/reqwest) through
+//! [reqwest-middleware](https://docs.rs/reqwest-middleware): [`RetryMiddleware`] retries
+//! idempotent requests on retryable statuses (503, 429, …) and transport errors (connect
+//! failures, timeouts) with a Rebound [`Policy`](rebound::Policy), honours `Retry-After` up to
+//! a ceiling, and leaves POST and PATCH alone unless the caller opts in. It runs on Rebound's
+//! async executor, so its waits are tokio timers (`tokio::time::pause()` makes tests instant).
+//!
+//! ```no_run
+//! use rebound::{Jitter, Policy};
+//! use rebound_reqwest::RetryMiddleware;
+//! use std::time::Duration;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let policy = Policy::exponential(Duration::from_millis(100), 2.0)
+//!     .cap(Duration::from_secs(5))
+//!     .jitter(Jitter::Full)
+//!     .max_retries(4)
+//!     .build()?;
+//! let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+//!     .with(RetryMiddleware::new(policy).hint_ceiling(Duration::from_secs(30)))
+//!     .build();
+//! let status = client.get("http://127.0.0.1:8080/").send().await?.status();
+//! # let _ = status; Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs, missing_debug_implementations)]
+
+mod attempt;
+mod middleware;
+
+pub use middleware::{AttemptTimedOut, RetryMiddleware, Throttled};

@@ -1,0 +1,174 @@
+//! [`RetryMiddleware`]: the settings and the `reqwest_middleware::Middleware` implementation.
+
+use crate::attempt::Attempt;
+use http::Extensions;
+use rebound::budget::RetryBudget;
+use rebound::http::{is_idempotent_method, RetryableStatuses};
+use rebound::throttle::Throttle;
+use rebound::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
+use reqwest::{Request, Response};
+use reqwest_middleware::{Middleware, Next};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// A `reqwest-middleware` middleware that retries with a Rebound [`Policy`].
+///
+/// A request is retried when
+/// - its method is idempotent (GET, HEAD, OPTIONS, TRACE, PUT, DELETE; RFC 9110 §9.2.2), or the
+///   caller opted in with [`retry_non_idempotent`](Self::retry_non_idempotent);
+/// - its body can be cloned (`Request::try_clone`; a streaming body is sent once);
+/// - the attempt got a status in [`statuses`](Self::statuses), or failed to connect or timed
+///   out (other errors are returned at once).
+///
+/// Before a retry it waits the policy's delay, or the server's `Retry-After` if longer. A
+/// `Retry-After` above the [`hint_ceiling`](Self::hint_ceiling) ends the retries. When the
+/// retries end, the last response (e.g. the final 503) is returned as `Ok`, the last transport
+/// error as `Err`, as without the middleware.
+///
+/// # Default
+/// [`RetryableStatuses::default()`] (408, 429, 500, 502, 503, 504), hint ceiling 60 s
+/// ([`DEFAULT_HINT_CEILING`]), idempotent methods only, no per-attempt timeout, no budget.
+#[derive(Debug, Clone)]
+pub struct RetryMiddleware {
+    policy: Policy,
+    statuses: RetryableStatuses,
+    hint_ceiling: Duration,
+    non_idempotent: bool,
+    attempt_timeout: Option<Duration>,
+    budget: Option<Arc<dyn RetryBudget>>,
+    throttle: Option<Arc<dyn Throttle>>,
+}
+
+/// An attempt that did not finish within [`RetryMiddleware::attempt_timeout`], and was the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("request attempt timed out after {0:?}")]
+#[non_exhaustive]
+pub struct AttemptTimedOut(pub Duration);
+
+/// The client-side throttle ([`RetryMiddleware::throttle`]) rejected an attempt: it was never
+/// sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("request rejected by the client-side throttle")]
+#[non_exhaustive]
+pub struct Throttled;
+
+impl RetryMiddleware {
+    /// Retries as `policy` says (its delays, jitter and stop conditions).
+    pub fn new(policy: Policy) -> Self {
+        RetryMiddleware {
+            policy,
+            statuses: RetryableStatuses::default(),
+            hint_ceiling: DEFAULT_HINT_CEILING,
+            non_idempotent: false,
+            attempt_timeout: None,
+            budget: None,
+            throttle: None,
+        }
+    }
+
+    /// Sets the statuses worth a retry.
+    pub fn statuses(mut self, statuses: RetryableStatuses) -> Self {
+        self.statuses = statuses;
+        self
+    }
+
+    /// Sets the longest `Retry-After` honoured; a longer one ends the retries (the response is
+    /// returned) rather than sleeping for hours.
+    pub fn hint_ceiling(mut self, ceiling: Duration) -> Self {
+        self.hint_ceiling = ceiling;
+        self
+    }
+
+    /// Whether POST, PATCH and other non-idempotent requests are retried too (default `false`:
+    /// a retried POST may repeat work the server did). Opt in for requests the server
+    /// deduplicates, e.g. by an idempotency key.
+    pub fn retry_non_idempotent(mut self, yes: bool) -> Self {
+        self.non_idempotent = yes;
+        self
+    }
+
+    /// Bounds each attempt: one that takes longer is dropped and retried (an
+    /// [`AttemptTimedOut`] error if it was the last).
+    pub fn attempt_timeout(mut self, d: Duration) -> Self {
+        self.attempt_timeout = Some(d);
+        self
+    }
+
+    /// Draws retries from a shared retry budget (`rebound::budget`: gRPC, Finagle, AWS, or the
+    /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent, and the last
+    /// response (or error) is returned. The budget hears of each request, failure and success
+    /// (a response outside the retryable statuses). Requests that may not be retried skip it.
+    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Asks a shared client-side throttle (`rebound::throttle`: SRE adaptive throttling, AWS
+    /// adaptive CUBIC) before each attempt of a retryable request; a rejection ends the call with
+    /// a [`Throttled`] error.
+    pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
+        self.throttle = Some(throttle);
+        self
+    }
+
+    /// Whether this request may be retried at all.
+    fn may_retry(&self, req: &Request) -> bool {
+        (self.non_idempotent || is_idempotent_method(req.method().as_str())) && req.try_clone().is_some()
+    }
+
+    /// Sends `req` with retries. Attempts run one after another; `extensions` is lent to each in
+    /// turn through an async mutex (the attempt futures must be `Send`).
+    async fn send(
+        &self,
+        req: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<Response> {
+        let (req, next, statuses) = (&req, &next, self.statuses);
+        let extensions = &tokio::sync::Mutex::new(extensions);
+        let attempt = move || async move {
+            let copy = req.try_clone().expect("may_retry checked that the request clones");
+            let mut ext = extensions.lock().await;
+            match next.clone().run(copy, &mut ext).await {
+                Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
+                Ok(res) => Ok(res),
+                Err(e) => Err(Attempt::Transport(e)),
+            }
+        };
+        let mut executor = rebound::retry_async(self.policy.backoff(), attempt)
+            .when(|a: &Attempt| a.is_transient())
+            .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
+            .hint_ceiling(self.hint_ceiling);
+        if let Some(budget) = &self.budget {
+            executor = executor.budget(budget.clone());
+        }
+        if let Some(throttle) = &self.throttle {
+            executor = executor.throttle(throttle.clone());
+        }
+        let result = match self.attempt_timeout {
+            Some(d) => executor.attempt_timeout(d).call().await,
+            None => executor.call().await,
+        };
+        result.or_else(|e: RetryError<Attempt>| match e.last {
+            Failure::Error(Attempt::Status(res)) => Ok(res),
+            Failure::Error(Attempt::Transport(err)) => Err(err),
+            Failure::TimedOut(d) => Err(reqwest_middleware::Error::middleware(AttemptTimedOut(d))),
+            Failure::Rejected => Err(reqwest_middleware::Error::middleware(Throttled)),
+        })
+    }
+}
+
+#[async_trait::async_trait]
+impl Middleware for RetryMiddleware {
+    async fn handle(
+        &self,
+        req: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<Response> {
+        if !self.may_retry(&req) {
+            return next.run(req, extensions).await;
+        }
+        self.send(req, extensions, next).await
+    }
+}

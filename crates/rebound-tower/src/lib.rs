@@ -1,0 +1,50 @@
+//! # rebound-tower
+//!
+//! Rebound's backoff policies in a tower stack. tower's `Retry` middleware asks a
+//! `tower::retry::Policy` after each attempt whether to retry and how long to wait first;
+//! [`ReboundPolicy`] answers with a Rebound [`Policy`](rebound::Policy) (delays, jitter, caps,
+//! stop conditions), a [`RetryPredicate`] over the request and the service's `Result`, and
+//! sleeps on tokio's timer (so `tokio::time::pause()` makes tests instant), and optionally asks
+//! a shared retry budget (`rebound::budget`) before each retry. [`RetryLayer`]
+//! puts it in a `ServiceBuilder`, in front of a hyper client or inside an axum/tonic stack.
+//!
+//! Only requests that can be cloned before they are sent are retried, and retried requests
+//! must be idempotent: [`HttpStatuses`] (feature `http`, default) retries transport errors and
+//! retryable statuses for idempotent methods only.
+//!
+//! ```
+//! use rebound::Policy;
+//! use rebound_tower::{ReboundPolicy, RetryLayer};
+//! use std::sync::atomic::{AtomicU32, Ordering};
+//! use std::sync::Arc;
+//! use std::time::Duration;
+//! use tower::{Service, ServiceBuilder, ServiceExt};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! tokio::time::pause();
+//! let policy = Policy::exponential(Duration::from_millis(100), 2.0).max_retries(3).build().unwrap();
+//! let calls = Arc::new(AtomicU32::new(0));
+//! let counter = calls.clone();
+//! let mut service = ServiceBuilder::new()
+//!     .layer(RetryLayer::new(ReboundPolicy::new(policy)))
+//!     .service_fn(move |req: u32| {
+//!         let n = counter.fetch_add(1, Ordering::SeqCst);
+//!         async move { if n < 2 { Err("busy") } else { Ok(req * 2) } }
+//!     });
+//! let answer = service.ready().await.unwrap().call(21).await.unwrap();
+//! assert_eq!((answer, calls.load(Ordering::SeqCst)), (42, 3));
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs, missing_debug_implementations)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+mod layer;
+mod policy;
+mod predicate;
+
+pub use layer::RetryLayer;
+pub use policy::ReboundPolicy;
+#[cfg(feature = "http")]
+pub use predicate::{clone_http_request, HttpStatuses};
+pub use predicate::{RetryErrors, RetryPredicate};

@@ -1,0 +1,224 @@
+//! [`ReboundPolicy`]: a `tower::retry::Policy` driven by a Rebound [`Policy`].
+//!
+//! tower's `Retry` service clones its policy for every request and keeps the clone beside the
+//! response future. The clone is where the per-request state lives: each clone starts a fresh
+//! [`PolicyBackoff`] (its own jitter draw) and notes the time the request started, for the
+//! policy's `max_elapsed`.
+
+use crate::predicate::{RetryErrors, RetryPredicate};
+use rebound::budget::{RetryBudget, RetryCause};
+use rebound::{Backoff, Policy, PolicyBackoff};
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio::time::{Instant, Sleep};
+
+/// A `tower::retry::Policy` from a Rebound [`Policy`] (the delays, slept on tokio's timer), a
+/// [`RetryPredicate`] (which results to retry) and a request cloner.
+///
+/// A request is retried only if it could be cloned before it was sent: the cloner returns
+/// `None` for requests that cannot be copied (a streaming body), and those are sent once.
+/// Retried requests must be idempotent (see [`HttpStatuses`](crate::HttpStatuses) for the HTTP
+/// rule).
+///
+/// # Default
+/// [`ReboundPolicy::new`] retries every `Err` ([`RetryErrors`]), has no budget, draws jitter
+/// from entropy and
+/// stops when the policy's stop conditions say so (`max_retries`, `stop_at`, `max_elapsed`).
+pub struct ReboundPolicy<Req, P = RetryErrors> {
+    policy: Policy,
+    predicate: P,
+    cloner: fn(&Req) -> Option<Req>,
+    /// Next seed for a request's backoff, when jitter is seeded.
+    seeds: Option<Arc<AtomicU64>>,
+    budget: Option<Arc<dyn RetryBudget>>,
+    /// Whether this request has been retried (the budget's accounting of a success).
+    retried: Option<RetryCause>,
+    backoff: PolicyBackoff,
+    started: Instant,
+}
+
+impl<Req: Clone> ReboundPolicy<Req, RetryErrors> {
+    /// Retries `Err` results of requests that are `Clone`, as `policy` says.
+    pub fn new(policy: Policy) -> Self {
+        Self::with_cloner(policy, |req| Some(req.clone()))
+    }
+}
+
+impl<Req> ReboundPolicy<Req, RetryErrors> {
+    /// Retries `Err` results, copying requests with `cloner` (`None`: not retried). For
+    /// `http::Request<B: Clone>` pass [`clone_http_request`](crate::clone_http_request).
+    pub fn with_cloner(policy: Policy, cloner: fn(&Req) -> Option<Req>) -> Self {
+        ReboundPolicy {
+            policy,
+            predicate: RetryErrors,
+            cloner,
+            seeds: None,
+            budget: None,
+            retried: None,
+            backoff: policy.backoff(),
+            started: Instant::now(),
+        }
+    }
+}
+
+impl<Req, P> ReboundPolicy<Req, P> {
+    /// Sets which results are retried.
+    pub fn when<P2>(self, predicate: P2) -> ReboundPolicy<Req, P2> {
+        ReboundPolicy {
+            policy: self.policy,
+            predicate,
+            cloner: self.cloner,
+            seeds: self.seeds,
+            budget: self.budget,
+            retried: self.retried,
+            backoff: self.backoff,
+            started: self.started,
+        }
+    }
+
+    /// Makes jitter reproducible: the n-th request (n = 0, 1, …) draws its delays from
+    /// `seed + n × 0x9E3779B97F4A7C15` (wrapping; the golden-ratio increment of SplitMix64).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seeds = Some(Arc::new(AtomicU64::new(seed)));
+        self
+    }
+
+    /// Draws retries from a shared retry budget (`rebound::budget`: gRPC, Finagle, AWS, or the
+    /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent and the result
+    /// is returned. The budget hears of each request (when it is first cloned), each result the
+    /// predicate would retry (a failure) and each `Ok` result it accepts (a success), at tokio's
+    /// clock (paused in tests). `Err` results count as [`RetryCause::Error`].
+    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The Rebound policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The delay before the next retry, or `None` when the policy's stop conditions end the
+    /// retries (`max_elapsed` is measured from the request's start on tokio's clock).
+    fn next_delay(&mut self) -> Option<std::time::Duration> {
+        let delay = self.backoff.next_delay()?;
+        match self.policy.max_elapsed() {
+            Some(max) if self.started.elapsed().saturating_add(delay) > max => None,
+            _ => Some(delay),
+        }
+    }
+}
+
+impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
+    /// A copy for one request: a fresh backoff and start time.
+    fn clone(&self) -> Self {
+        let backoff = match &self.seeds {
+            Some(next) => {
+                self.policy.backoff_seeded(next.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed))
+            }
+            None => self.policy.backoff(),
+        };
+        ReboundPolicy {
+            policy: self.policy,
+            predicate: self.predicate.clone(),
+            cloner: self.cloner,
+            seeds: self.seeds.clone(),
+            budget: self.budget.clone(),
+            retried: None,
+            backoff,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl<Req, P> fmt::Debug for ReboundPolicy<Req, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReboundPolicy")
+            .field("policy", &self.policy)
+            .field("retries", &self.backoff.retries())
+            .field("seeded", &self.seeds.is_some())
+            .field("budget", &self.budget.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<Req, Res, E, P> tower::retry::Policy<Req, Res, E> for ReboundPolicy<Req, P>
+where
+    P: RetryPredicate<Req, Res, E>,
+{
+    type Future = Sleep;
+
+    fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Sleep> {
+        let now = Instant::now().into_std();
+        if !self.predicate.should_retry(req, result) {
+            if let (Some(budget), Ok(_)) = (&self.budget, &result) {
+                budget.on_success(now, self.retried);
+            }
+            return None;
+        }
+        if let Some(budget) = &self.budget {
+            budget.on_failure(now);
+        }
+        let delay = self.next_delay()?;
+        if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, RetryCause::Error)) {
+            return None;
+        }
+        self.retried = Some(RetryCause::Error);
+        Some(tokio::time::sleep(delay))
+    }
+
+    /// Called once before a request is first sent (on the service's policy, whose backoff never
+    /// moves) and before each retry (on the request's copy): the first is the request the
+    /// budget counts.
+    fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        if let (Some(budget), 0) = (&self.budget, self.backoff.retries()) {
+            budget.on_request(Instant::now().into_std());
+        }
+        (self.cloner)(req)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rebound::Jitter;
+    use std::time::Duration;
+    use tower::retry::Policy as _;
+
+    /// The waits one request's policy copy asks for after `n` straight failures.
+    fn waits(service_policy: &ReboundPolicy<u32>, n: usize) -> Vec<Duration> {
+        let mut per_request = service_policy.clone();
+        let mut result: Result<(), ()> = Err(());
+        (0..n)
+            .map_while(|_| per_request.retry(&mut 0, &mut result))
+            .map(|sleep| sleep.deadline() - Instant::now())
+            .collect()
+    }
+
+    fn jittered() -> Policy {
+        Policy::exponential(Duration::from_millis(100), 2.0)
+            .jitter(Jitter::Full)
+            .max_retries(3)
+            .build()
+            .unwrap()
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn seeded_jitter_repeats_and_differs_between_requests() {
+        let a = ReboundPolicy::new(jittered()).seed(7);
+        let b = ReboundPolicy::new(jittered()).seed(7);
+        let (a1, a2) = (waits(&a, 5), waits(&a, 5));
+        assert_eq!(a1.len(), 3, "max_retries 3");
+        assert_eq!(a1, waits(&b, 5), "same seed, same n-th request, same waits");
+        assert_ne!(a1, a2, "the next request draws other waits");
+        assert!(a1.iter().zip([100, 200, 400]).all(|(w, cap)| *w <= Duration::from_millis(cap)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ok_results_are_not_retried_by_default() {
+        let mut p = ReboundPolicy::<u32>::new(jittered()).clone();
+        assert!(p.retry(&mut 0, &mut Ok::<(), ()>(())).is_none());
+        assert_eq!(tower::retry::Policy::<u32, (), ()>::clone_request(&mut p, &5), Some(5));
+    }
+}
