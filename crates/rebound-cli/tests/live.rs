@@ -114,3 +114,29 @@ fn a_server_killed_mid_run_gives_errors_and_the_load_still_stops_on_time() {
         .unwrap();
     assert!(errors > 0, "{text}");
 }
+
+#[test]
+fn experiment_live_runs_unattended_and_judges_recovery() {
+    let plot = std::env::temp_dir().join(format!("rebound-live-plot-{}.svg", std::process::id()));
+    let started = Instant::now();
+    let out = Command::new(BIN)
+        .args(["experiment", "live", "--clients", "100", "--rate", "50/s", "--timeout", "1s"])
+        .args(["--duration", "24s", "--warmup", "10s", "--outage", "4s", "--json", "--plot"])
+        .arg(&plot)
+        .args(["--policy", "exponential:base=100ms,factor=2,cap=2s,jitter=full"])
+        .output()
+        .expect("running rebound experiment live");
+    assert!(started.elapsed() < Duration::from_secs(40), "took {:?}", started.elapsed());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let runs: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let run = &runs[0];
+    assert_eq!(run["outage"], serde_json::json!([10, 14]));
+    assert!(run["baseline"].as_f64().unwrap() > 25.0, "{run}");
+    assert!(run["recovered_after"].as_u64().is_some(), "backoff recovers: {run}");
+    assert!(run["load"]["timedout"].as_u64().unwrap() > 0, "the server was stopped: {run}");
+    let scraped = run["server_concurrency"].as_array().unwrap();
+    assert!(scraped.len() >= 15, "concurrency scraped about once a second: {}", scraped.len());
+    let size = std::fs::metadata(&plot).expect("the plot is written").len();
+    let _ = std::fs::remove_file(&plot);
+    assert!(size > 1000);
+}
