@@ -51,9 +51,6 @@ pub struct Args {
 
 /// The policy of a spec `load` can run.
 pub(crate) fn policy_of(spec: &Spec) -> Result<Policy> {
-    if spec.budget().is_some() || spec.throttle().is_some() {
-        bail!("--policy {spec}: budget= and throttle= are not supported by the live lab");
-    }
     spec.policy().copied().with_context(|| {
         format!("--policy {spec}: the live lab runs constant, linear or exponential policies, not responsive")
     })
@@ -70,6 +67,15 @@ impl Args {
             duration: self.duration,
             max_in_flight: self.max_in_flight,
             seed: self.seed,
+            // One budget and one throttle for the whole process; `redis:` budgets are shared with
+            // other processes through Redis.
+            budget: self
+                .policy
+                .budget()
+                .map(rebound_redis::build_budget)
+                .transpose()
+                .with_context(|| format!("--policy {}: budget", self.policy))?,
+            throttle: self.policy.throttle().map(|t| t.build_seeded(self.seed)).transpose()?,
         })
     }
 }

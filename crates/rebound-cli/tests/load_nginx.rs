@@ -53,3 +53,27 @@ fn backoff_completes_every_request_and_the_limit_holds() {
         assert!(ok <= rate + u64::from(limit.burst), "a second with {ok} answers: {report}");
     }
 }
+
+#[test]
+fn a_retry_budget_gives_up_where_unbudgeted_backoff_completes() {
+    // Twice nginx's rate: plain backoff completes everything (above); a small gRPC budget
+    // (2 tokens: retries only while more than 1 is left) gives up on some requests instead.
+    let nginx = Nginx::start(RateLimit { per_second: 2, burst: 0, retry_after_s: 1 });
+    let out = assert_cmd::Command::cargo_bin("rebound")
+        .unwrap()
+        .timeout(Duration::from_secs(30))
+        .args(["load", "--url", &nginx.url(), "--clients", "4", "--rate", "6/s", "--timeout", "2s"])
+        .args([
+            "--policy",
+            "constant:base=100ms,max-retries=50,budget=grpc:2:0.1",
+            "--duration",
+            "5s",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["gave_up"].as_u64().unwrap() > 0, "{report}");
+    assert!(report["retries"].as_u64().unwrap() < 10, "the budget stops the retries: {report}");
+}

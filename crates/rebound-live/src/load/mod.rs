@@ -17,7 +17,9 @@ use crate::error::{chain, LiveError};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
+use rebound::budget::RetryBudget;
 use rebound::http::{parse_retry_after, RetryableStatuses};
+use rebound::throttle::Throttle;
 use rebound::{retry_async, Failure, Policy, RetryEvent};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -44,6 +46,10 @@ pub struct LoadConfig {
     pub max_in_flight: usize,
     /// Seed of the think times and the policies' jitter.
     pub seed: u64,
+    /// A retry budget shared by all clients (one process), if any.
+    pub budget: Option<Arc<dyn RetryBudget>>,
+    /// A client-side throttle shared by all clients, if any.
+    pub throttle: Option<Arc<dyn Throttle>>,
 }
 
 impl LoadConfig {
@@ -198,7 +204,7 @@ async fn client_loop(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
 async fn request(ctx: &Ctx, seed: u64) {
     let started = Instant::now();
     let statuses = RetryableStatuses::default();
-    let result = retry_async(ctx.config.policy.backoff_seeded(seed), || attempt(ctx))
+    let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || attempt(ctx))
         .when(|e: &AttemptError| match e {
             AttemptError::Status(code, _) => statuses.contains(*code),
             AttemptError::Transport => true,
@@ -214,9 +220,14 @@ async fn request(ctx: &Ctx, seed: u64) {
                 s.retries += 1;
                 s.timedout += u64::from(timed_out);
             });
-        })
-        .call()
-        .await;
+        });
+    if let Some(b) = &ctx.config.budget {
+        executor = executor.budget(b.clone());
+    }
+    if let Some(t) = &ctx.config.throttle {
+        executor = executor.throttle(t.clone());
+    }
+    let result = executor.call().await;
     match result {
         Ok(()) => {
             ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3)
@@ -304,6 +315,8 @@ mod tests {
             duration: Duration::from_secs(1),
             max_in_flight: 10,
             seed: 1,
+            budget: None,
+            throttle: None,
         }
     }
 
