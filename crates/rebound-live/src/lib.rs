@@ -18,5 +18,6 @@ pub mod experiment;
 pub mod load;
 pub mod metrics;
 pub mod server;
+pub mod workers;
 
 pub use error::LiveError;
