@@ -1,6 +1,6 @@
 //! The blocking and async executors: predicates, hints, deadlines, timeouts, hooks, metrics.
 
-use rebound::{retry, retry_async, Failure, GiveUp, ManualClock, Policy, RetryCounters, RetryEvent};
+use rebound::{retry, GiveUp, ManualClock, Policy, RetryCounters, RetryEvent};
 use std::time::Duration;
 
 fn ms(n: u64) -> Duration {
@@ -149,85 +149,92 @@ fn a_borrowed_backoff_is_reset_and_reused() {
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn async_retries_on_tokio_time() {
-    let start = tokio::time::Instant::now();
-    let mut calls = 0;
-    let out = retry_async(Policy::default().backoff(), || {
-        calls += 1;
-        let n = calls;
-        async move {
-            if n < 4 {
-                Err("queue capacity")
-            } else {
-                Ok(n)
+// The async executor exists with the `tokio` feature (on by default).
+#[cfg(feature = "tokio")]
+mod asynchronous {
+    use super::*;
+    use rebound::{retry_async, Failure};
+
+    #[tokio::test(start_paused = true)]
+    async fn async_retries_on_tokio_time() {
+        let start = tokio::time::Instant::now();
+        let mut calls = 0;
+        let out = retry_async(Policy::default().backoff(), || {
+            calls += 1;
+            let n = calls;
+            async move {
+                if n < 4 {
+                    Err("queue capacity")
+                } else {
+                    Ok(n)
+                }
             }
-        }
-    })
-    .call_outcome()
-    .await
-    .unwrap();
-    assert_eq!((out.value, out.attempts), (4, 4));
-    assert_eq!(start.elapsed(), Duration::from_secs(7));
-}
+        })
+        .call_outcome()
+        .await
+        .unwrap();
+        assert_eq!((out.value, out.attempts), (4, 4));
+        assert_eq!(start.elapsed(), Duration::from_secs(7));
+    }
 
-#[tokio::test(start_paused = true)]
-async fn async_attempt_timeout_cuts_hung_attempts() {
-    let mut calls = 0;
-    let err = retry_async(constant(ms(100), 2).backoff(), || {
-        calls += 1;
-        async {
-            tokio::time::sleep(Duration::from_secs(3600)).await;
+    #[tokio::test(start_paused = true)]
+    async fn async_attempt_timeout_cuts_hung_attempts() {
+        let mut calls = 0;
+        let err = retry_async(constant(ms(100), 2).backoff(), || {
+            calls += 1;
+            async {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                Ok::<(), ()>(())
+            }
+        })
+        .attempt_timeout(Duration::from_secs(1))
+        .call()
+        .await
+        .unwrap_err();
+        assert_eq!(err.attempts, 3);
+        assert_eq!(err.last, Failure::TimedOut(Duration::from_secs(1)));
+        // Timeouts can be made permanent.
+        let err = retry_async(constant(ms(100), 2).backoff(), || async {
+            tokio::time::sleep(Duration::from_secs(10)).await;
             Ok::<(), ()>(())
-        }
-    })
-    .attempt_timeout(Duration::from_secs(1))
-    .call()
-    .await
-    .unwrap_err();
-    assert_eq!(err.attempts, 3);
-    assert_eq!(err.last, Failure::TimedOut(Duration::from_secs(1)));
-    // Timeouts can be made permanent.
-    let err = retry_async(constant(ms(100), 2).backoff(), || async {
-        tokio::time::sleep(Duration::from_secs(10)).await;
-        Ok::<(), ()>(())
-    })
-    .attempt_timeout(ms(50))
-    .retry_timeouts(false)
-    .call()
-    .await
-    .unwrap_err();
-    assert_eq!((err.attempts, err.reason), (1, GiveUp::Permanent));
-}
+        })
+        .attempt_timeout(ms(50))
+        .retry_timeouts(false)
+        .call()
+        .await
+        .unwrap_err();
+        assert_eq!((err.attempts, err.reason), (1, GiveUp::Permanent));
+    }
 
-#[tokio::test(start_paused = true)]
-async fn async_deadline_cuts_the_attempt_too() {
-    let start = tokio::time::Instant::now();
-    let err = retry_async(constant(ms(100), 100).backoff(), || async {
-        tokio::time::sleep(ms(300)).await;
-        Err::<(), _>("slow failure")
-    })
-    .max_elapsed(Duration::from_secs(1))
-    .call()
-    .await
-    .unwrap_err();
-    assert!(start.elapsed() <= Duration::from_secs(1), "{:?}", start.elapsed());
-    assert_eq!(err.reason, GiveUp::Deadline);
-}
+    #[tokio::test(start_paused = true)]
+    async fn async_deadline_cuts_the_attempt_too() {
+        let start = tokio::time::Instant::now();
+        let err = retry_async(constant(ms(100), 100).backoff(), || async {
+            tokio::time::sleep(ms(300)).await;
+            Err::<(), _>("slow failure")
+        })
+        .max_elapsed(Duration::from_secs(1))
+        .call()
+        .await
+        .unwrap_err();
+        assert!(start.elapsed() <= Duration::from_secs(1), "{:?}", start.elapsed());
+        assert_eq!(err.reason, GiveUp::Deadline);
+    }
 
-#[tokio::test(start_paused = true)]
-async fn dropping_the_future_stops_retrying() {
-    let calls = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
-    let c = calls.clone();
-    let fut = retry_async(constant(Duration::from_secs(1), 1000).backoff(), move || {
-        c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        async { Err::<(), _>(()) }
-    })
-    .call();
-    let res = tokio::time::timeout(ms(2500), fut).await;
-    assert!(res.is_err());
-    let seen = calls.load(std::sync::atomic::Ordering::SeqCst);
-    assert_eq!(seen, 3);
-    tokio::time::sleep(Duration::from_secs(60)).await;
-    assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), seen);
+    #[tokio::test(start_paused = true)]
+    async fn dropping_the_future_stops_retrying() {
+        let calls = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let c = calls.clone();
+        let fut = retry_async(constant(Duration::from_secs(1), 1000).backoff(), move || {
+            c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async { Err::<(), _>(()) }
+        })
+        .call();
+        let res = tokio::time::timeout(ms(2500), fut).await;
+        assert!(res.is_err());
+        let seen = calls.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(seen, 3);
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), seen);
+    }
 }
