@@ -8,7 +8,6 @@ mod experiment;
 mod load;
 mod map;
 mod plot;
-mod range;
 mod schedule;
 mod serve;
 mod spec_help;

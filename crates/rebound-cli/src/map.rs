@@ -1,7 +1,6 @@
 //! `rebound map`: where a system tips into a metastable failure, per policy.
 
 use crate::plot::{self, HeatMap};
-use crate::range::Counts;
 use crate::storm::{describe, load_scenario};
 use crate::table;
 use anyhow::Result;
@@ -9,6 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rebound::Spec;
 use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
+use rebound_sim::range::Counts;
 use rebound_sim::{OutageKind, Scenario};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -39,10 +39,10 @@ pub struct Args {
     /// For a capacity cut: how many times slower the server gets (>= 1).
     #[arg(long, default_value_t = 12.0)]
     slowdown: f64,
-    /// Trigger durations in seconds, FROM..TO:STEP (columns).
+    /// Trigger durations in seconds, A..B:STEP (columns).
     #[arg(long, default_value = "1..20:1")]
     durations: Counts,
-    /// Offered loads in percent of the scenario's, FROM..TO:STEP (rows).
+    /// Offered loads in percent of the scenario's, A..B:STEP (rows).
     #[arg(long, default_value = "50..145:5")]
     loads: Counts,
     /// Print one JSON document instead of text.
@@ -104,8 +104,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     base.validate()?;
     let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
     let axes = MapAxes {
-        durations: args.durations.0.iter().map(|&s| Duration::from_secs(u64::from(s))).collect(),
-        loads: args.loads.0.iter().map(|&p| f64::from(p)).collect(),
+        durations: args.durations.values().into_iter().map(|s| Duration::from_secs(u64::from(s))).collect(),
+        loads: args.loads.values().into_iter().map(f64::from).collect(),
     };
     let per_policy = axes.durations.len() * axes.loads.len();
     let mut jobs: Vec<(usize, f64, Duration)> = Vec::with_capacity(policies.len() * per_policy);

@@ -1,13 +1,13 @@
 //! `rebound sweep`: S2's figure, throughput against the number of clients, per policy.
 
 use crate::plot::{self, Panel, Series};
-use crate::range::Counts;
 use crate::table;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rebound::Spec;
 use rebound_sim::capacity::{self, CapacityConfig, CapacityReport};
+use rebound_sim::range::Counts;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,7 +22,7 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
-    /// Client counts, FROM..TO:STEP (both ends included) or one number.
+    /// Client counts, A..B:STEP (both ends included), A..B or one number.
     #[arg(long, default_value = "50..1000:50")]
     clients: Counts,
     /// A policy to sweep, as a Rebound spec (repeatable). Default: fixed 1 s, exponential from
@@ -84,7 +84,7 @@ struct Output<'a> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
-    let clients: Vec<u32> = args.clients.0.clone();
+    let clients: Vec<u32> = args.clients.values();
     let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
     let base = CapacityConfig {
         service_time: args.service_time,

@@ -124,7 +124,7 @@ fn sweep_shows_the_fixed_policy_collapse() {
     assert!(get("exponential:base=10ms,factor=2,cap=1m", 700) > 85.0);
     let out = rebound().args(["sweep", "--clients", "10..5"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("FROM..TO:STEP"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("end must be >= the start"));
 }
 
 fn tempdir() -> std::path::PathBuf {

@@ -59,6 +59,7 @@ pub mod contend;
 pub mod delay;
 pub mod map;
 pub mod queue;
+pub mod range;
 pub mod report;
 pub mod retrier;
 pub mod scenario;

@@ -91,6 +91,12 @@ impl fmt::Display for ContendError {
     }
 }
 
+impl From<crate::range::RangeError> for ContendError {
+    fn from(e: crate::range::RangeError) -> ContendError {
+        ContendError::Clients { value: e.value, why: e.why }
+    }
+}
+
 impl std::error::Error for ContendError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {

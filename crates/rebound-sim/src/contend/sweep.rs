@@ -3,6 +3,7 @@
 use super::model::{run_once, Network, RunOutcome};
 use super::strategy::Strategy;
 use super::ContendError;
+use crate::range::Counts;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::fmt;
@@ -13,14 +14,10 @@ pub const MAX_CLIENTS: u32 = 10_000;
 /// The most runs per point.
 pub const MAX_RUNS: u32 = 100_000;
 
-/// Client counts `start..=end` in steps of `step`, written `A..B:S`, `A..B` (step 1) or `N`.
-/// Brooker's sweep is `10..190:10`.
+/// Client counts for the sweep: the lab's range grammar ([`Counts`]: `N`, `A..B`, `A..B:STEP`),
+/// at most [`MAX_CLIENTS`]. Brooker's sweep is `10..190:10`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ClientRange {
-    start: u32,
-    end: u32,
-    step: u32,
-}
+pub struct ClientRange(Counts);
 
 impl ClientRange {
     /// A validated range.
@@ -28,62 +25,42 @@ impl ClientRange {
     /// # Errors
     /// [`ContendError::Clients`] unless `1 <= start <= end <= MAX_CLIENTS` and `step >= 1`.
     pub fn new(start: u32, end: u32, step: u32) -> Result<ClientRange, ContendError> {
-        let text = format!("{start}..{end}:{step}");
-        let bad = |why: &'static str| ContendError::Clients { value: text.clone(), why };
-        if start == 0 {
-            return Err(bad("the first count must be >= 1"));
+        ClientRange::checked(Counts::new(start, end, step).map_err(ContendError::from)?)
+    }
+
+    fn checked(counts: Counts) -> Result<ClientRange, ContendError> {
+        if counts.end() > MAX_CLIENTS {
+            return Err(ContendError::Clients {
+                value: counts.to_string(),
+                why: "counts must be <= 10000 (MAX_CLIENTS)",
+            });
         }
-        if end < start {
-            return Err(bad("the end must be >= the start"));
-        }
-        if end > MAX_CLIENTS {
-            return Err(bad("counts must be <= 10000 (MAX_CLIENTS)"));
-        }
-        if step == 0 {
-            return Err(bad("the step must be >= 1"));
-        }
-        Ok(ClientRange { start, end, step })
+        Ok(ClientRange(counts))
     }
 
     /// The client counts, in increasing order.
     pub fn counts(&self) -> Vec<u32> {
-        (self.start..=self.end).step_by(self.step as usize).collect()
+        self.0.values()
     }
 }
 
 impl Default for ClientRange {
     /// Brooker's sweep, `10..190:10`.
     fn default() -> ClientRange {
-        ClientRange { start: 10, end: 190, step: 10 }
+        ClientRange(Counts::new(10, 190, 10).expect("Brooker's range is valid"))
     }
 }
 
 impl FromStr for ClientRange {
     type Err = ContendError;
     fn from_str(s: &str) -> Result<ClientRange, ContendError> {
-        let syntax = || ContendError::Clients {
-            value: s.to_string(),
-            why: "expected N, A..B or A..B:STEP with integers, e.g. 10..190:10",
-        };
-        let num = |t: &str| t.trim().parse::<u32>().map_err(|_| syntax());
-        let (range, step) = match s.split_once(':') {
-            Some((r, st)) => (r, num(st)?),
-            None => (s, 1),
-        };
-        match range.split_once("..") {
-            Some((a, b)) => ClientRange::new(num(a)?, num(b)?, step),
-            None if step == 1 && !s.contains(':') => {
-                let n = num(range)?;
-                ClientRange::new(n, n, 1)
-            }
-            None => Err(syntax()),
-        }
+        ClientRange::checked(s.parse::<Counts>()?)
     }
 }
 
 impl fmt::Display for ClientRange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..{}:{}", self.start, self.end, self.step)
+        self.0.fmt(f)
     }
 }
 
