@@ -1,7 +1,7 @@
 //! `rebound exec`: run a command, retrying it with backoff when it fails.
 
 use anyhow::{bail, Result};
-use rebound::{retry, Failure, RetryEvent, Spec};
+use rebound_retry::{retry, Failure, RetryEvent, Spec};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, ExitCode, ExitStatus};
 use std::time::{Duration, Instant};

@@ -3,8 +3,8 @@
 use crate::plot::{self, Panel, Series};
 use crate::table;
 use anyhow::{Context, Result};
-use rebound::Spec;
 use rebound_live::experiment::{self, ExperimentConfig, ExperimentReport};
+use rebound_retry::Spec;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;

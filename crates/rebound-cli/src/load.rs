@@ -2,8 +2,8 @@
 
 use crate::table;
 use anyhow::{bail, Context, Result};
-use rebound::{Policy, Spec};
 use rebound_live::load::{self, status_line, LoadConfig, LoadReport};
+use rebound_retry::{Policy, Spec};
 use std::process::ExitCode;
 use std::time::Duration;
 

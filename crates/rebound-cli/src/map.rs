@@ -6,7 +6,7 @@ use crate::table;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use rebound::Spec;
+use rebound_retry::Spec;
 use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
 use rebound_sim::range::Counts;
 use rebound_sim::{OutageKind, Scenario};

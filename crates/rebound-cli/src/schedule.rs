@@ -2,7 +2,7 @@
 
 use crate::table;
 use anyhow::{bail, Result};
-use rebound::{Policy, ResponsiveConfig, ResponsiveState, Spec};
+use rebound_retry::{Policy, ResponsiveConfig, ResponsiveState, Spec};
 use serde::Serialize;
 use std::process::ExitCode;
 use std::time::Duration;

@@ -4,7 +4,7 @@ use crate::plot::{self, Panel, Series};
 use crate::table;
 use anyhow::{Context, Result};
 use rayon::prelude::*;
-use rebound::Spec;
+use rebound_retry::Spec;
 use rebound_sim::report::status_line;
 use rebound_sim::{storm, OutageKind, Scenario, StormReport};
 use serde::Serialize;

@@ -5,7 +5,7 @@ use crate::table;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use rebound::Spec;
+use rebound_retry::Spec;
 use rebound_sim::capacity::{self, CapacityConfig, CapacityReport};
 use rebound_sim::range::Counts;
 use serde::Serialize;

@@ -27,7 +27,7 @@ fn advise_recommends_s2s_parameters_and_shows_they_recover() {
     let spec = v["spec"].as_str().unwrap();
     // T = p99; M = 2 x 1000 clients / 200/s spare = 10 s; full jitter.
     assert!(spec.starts_with("exponential:base=100ms,factor=2,cap=10s,jitter=full,max-retries="), "{spec}");
-    spec.parse::<rebound::Spec>().unwrap();
+    spec.parse::<rebound_retry::Spec>().unwrap();
     let evidence = v["evidence"].as_array().unwrap();
     assert_eq!(evidence[0]["label"], "recommended");
     assert_eq!(evidence[0]["recovered"], true);

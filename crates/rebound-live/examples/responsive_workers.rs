@@ -5,9 +5,9 @@
 //! cargo run -p rebound-live --example responsive_workers
 //! ```
 
-use rebound::{Responsive, ResponsiveConfig};
 use rebound_live::server::{Server, ServerConfig};
 use rebound_live::workers::run_workers;
+use rebound_retry::{Responsive, ResponsiveConfig};
 use rebound_sim::DelayModel;
 use std::num::NonZeroU32;
 use std::sync::Arc;

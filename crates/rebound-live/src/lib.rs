@@ -7,7 +7,7 @@
 //!   [`rebound_sim::DelayModel`], the simulator's own code), optionally rate limited (429 +
 //!   `Retry-After`), pausable, with Prometheus metrics.
 //! - [`load`]: many clients with Poisson think times sharing one pooled HTTP client, every
-//!   request retried by [`rebound::retry_async`] under a policy; per-second series.
+//!   request retried by [`rebound_retry::retry_async`] under a policy; per-second series.
 //! - [`experiment`]: the whole S5 run unattended — serve, load, `SIGSTOP`, `SIGCONT` — and the
 //!   verdict whether the OK rate came back.
 #![forbid(unsafe_code)]

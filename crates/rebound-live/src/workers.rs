@@ -3,7 +3,7 @@
 //! worker sleeps it; each run of successes lowers it, until it switches off. The workers find
 //! the endpoint's rate together instead of each rediscovering it.
 
-use rebound::Responsive;
+use rebound_retry::Responsive;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

@@ -1,9 +1,9 @@
 //! S4 against a real rate-limited server: workers sharing one responsive backoff learn the
 //! endpoint's rate — refusals fall as the shared delay rises — and all jobs complete.
 
-use rebound::{Responsive, ResponsiveConfig};
 use rebound_live::server::{Server, ServerConfig};
 use rebound_live::workers::run_workers;
+use rebound_retry::{Responsive, ResponsiveConfig};
 use rebound_sim::DelayModel;
 use std::num::NonZeroU32;
 use std::sync::Arc;

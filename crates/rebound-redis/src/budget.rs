@@ -5,7 +5,7 @@ use crate::sender;
 use crate::shared::{Shared, TOKEN};
 use crate::store::{BucketConfig, RedisBucket};
 use crate::Error;
-use rebound::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
+use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
@@ -151,7 +151,7 @@ impl RedisBudgetBuilder {
     ///
     /// # Errors
     /// [`Error::Spec`] for `max_tokens` outside (0, 1000] or `token_ratio` under 0.001 or not
-    /// finite (gRPC A6's ranges, checked by `rebound::budget::GrpcBudget::new`);
+    /// finite (gRPC A6's ranges, checked by `rebound_retry::budget::GrpcBudget::new`);
     /// [`Error::Config`] naming the field and its range for a `ttl` under 1 ms or a `timeout`
     /// outside 1 ms – 10 s; [`Error::Url`] when `url` is not a Redis URL.
     pub fn build(self) -> Result<RedisBudget, Error> {
@@ -204,7 +204,7 @@ impl RetryBudget for RedisBudget {
 /// As [`RedisBudgetBuilder::build`] for a Redis budget; [`Error::Spec`] for the others.
 ///
 /// ```
-/// let spec: rebound::budget::BudgetSpec = "redis:redis://127.0.0.1:6379/:orders:10:0.1".parse()?;
+/// let spec: rebound_retry::budget::BudgetSpec = "redis:redis://127.0.0.1:6379/:orders:10:0.1".parse()?;
 /// let budget = rebound_redis::build_budget(&spec)?; // does not connect yet
 /// # let _ = budget; Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -17,7 +17,7 @@ pub enum Error {
     /// The token bucket's settings are out of range, or a non-Redis budget spec is invalid
     /// (rebound's own message, naming the field and its range).
     #[error(transparent)]
-    Spec(rebound::ConfigError),
+    Spec(rebound_retry::ConfigError),
     /// The URL could not be parsed as a Redis URL.
     #[error("invalid Redis URL {url:?}: {source}")]
     Url {

@@ -71,12 +71,12 @@ async fn shared_worker() {
 
 /// Retries granted to calls that always fail, in rebound's executor, by a spec-built budget.
 async fn executor_retries(url: &str) -> usize {
-    let spec: rebound::budget::BudgetSpec = format!("redis:{url}:executor:10:0.1").parse().unwrap();
+    let spec: rebound_retry::budget::BudgetSpec = format!("redis:{url}:executor:10:0.1").parse().unwrap();
     let budget = rebound_redis::build_budget(&spec).unwrap();
-    let policy = rebound::Policy::constant(Duration::from_millis(5)).max_retries(3).build().unwrap();
+    let policy = rebound_retry::Policy::constant(Duration::from_millis(5)).max_retries(3).build().unwrap();
     let mut retries = 0;
     for _ in 0..FAILURES_PER_WORKER {
-        let err = rebound::retry_async(policy.backoff(), || async { Err::<(), _>("down") })
+        let err = rebound_retry::retry_async(policy.backoff(), || async { Err::<(), _>("down") })
             .budget(budget.clone())
             .call()
             .await
@@ -217,13 +217,13 @@ fn blocking_calls_never_wait_for_a_dead_redis() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_spec_builds_a_shared_budget_that_the_executor_uses() {
-    use rebound::budget::BudgetSpec;
+    use rebound_retry::budget::BudgetSpec;
     let server = RedisServer::start();
     let spec: BudgetSpec = format!("redis:{}:spec:10:0.1", server.url()).parse().unwrap();
     let budget = rebound_redis::build_budget(&spec).unwrap();
-    let policy = rebound::Policy::constant(Duration::from_millis(1)).max_retries(20).build().unwrap();
+    let policy = rebound_retry::Policy::constant(Duration::from_millis(1)).max_retries(20).build().unwrap();
     let mut calls = 0;
-    let err = rebound::retry_async(policy.backoff(), || {
+    let err = rebound_retry::retry_async(policy.backoff(), || {
         calls += 1;
         async { Err::<(), _>("down") }
     })
@@ -231,7 +231,7 @@ async fn the_spec_builds_a_shared_budget_that_the_executor_uses() {
     .call()
     .await
     .unwrap_err();
-    assert_eq!(err.reason, rebound::GiveUp::BudgetExhausted);
+    assert_eq!(err.reason, rebound_retry::GiveUp::BudgetExhausted);
     assert_eq!(calls, 5, "1 attempt + 4 retries: tokens 9, 8, 7, 6 allow, 5 does not");
     let deadline = Instant::now() + Duration::from_secs(2);
     while query::<Option<i64>>(&server.url(), redis::cmd("GET").arg("spec")) != Some(5000) {

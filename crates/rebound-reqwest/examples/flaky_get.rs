@@ -3,8 +3,8 @@
 //! `cargo run -p rebound-reqwest --example flaky_get` (takes about 2 s: two 1 s hints).
 
 use axum::http::StatusCode;
-use rebound::{Jitter, Policy};
 use rebound_reqwest::RetryMiddleware;
+use rebound_retry::{Jitter, Policy};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -28,6 +28,6 @@ impl Attempt {
     pub(crate) fn retry_after(&self, now: SystemTime) -> Option<Duration> {
         let Attempt::Status(res) = self else { return None };
         let value = res.headers().get(http::header::RETRY_AFTER)?.to_str().ok()?;
-        rebound::http::parse_retry_after(value, now)
+        rebound_retry::http::parse_retry_after(value, now)
     }
 }

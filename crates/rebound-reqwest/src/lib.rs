@@ -3,12 +3,12 @@
 //! Rebound's retries for [reqwest](https://docs.rs/reqwest) through
 //! [reqwest-middleware](https://docs.rs/reqwest-middleware): [`RetryMiddleware`] retries
 //! idempotent requests on retryable statuses (503, 429, …) and transport errors (connect
-//! failures, timeouts) with a Rebound [`Policy`](rebound::Policy), honours `Retry-After` up to
+//! failures, timeouts) with a Rebound [`Policy`](rebound_retry::Policy), honours `Retry-After` up to
 //! a ceiling, and leaves POST and PATCH alone unless the caller opts in. It runs on Rebound's
 //! async executor, so its waits are tokio timers (`tokio::time::pause()` makes tests instant).
 //!
 //! ```no_run
-//! use rebound::{Jitter, Policy};
+//! use rebound_retry::{Jitter, Policy};
 //! use rebound_reqwest::RetryMiddleware;
 //! use std::time::Duration;
 //!

@@ -2,10 +2,10 @@
 
 use crate::attempt::Attempt;
 use http::Extensions;
-use rebound::budget::RetryBudget;
-use rebound::http::{is_idempotent_method, RetryableStatuses};
-use rebound::throttle::Throttle;
-use rebound::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
+use rebound_retry::budget::RetryBudget;
+use rebound_retry::http::{is_idempotent_method, RetryableStatuses};
+use rebound_retry::throttle::Throttle;
+use rebound_retry::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 use std::sync::Arc;
@@ -94,7 +94,7 @@ impl RetryMiddleware {
         self
     }
 
-    /// Draws retries from a shared retry budget (`rebound::budget`: gRPC, Finagle, AWS, or the
+    /// Draws retries from a shared retry budget (`rebound_retry::budget`: gRPC, Finagle, AWS, or the
     /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent, and the last
     /// response (or error) is returned. The budget hears of each request, failure and success
     /// (a response outside the retryable statuses). Requests that may not be retried skip it.
@@ -103,7 +103,7 @@ impl RetryMiddleware {
         self
     }
 
-    /// Asks a shared client-side throttle (`rebound::throttle`: SRE adaptive throttling, AWS
+    /// Asks a shared client-side throttle (`rebound_retry::throttle`: SRE adaptive throttling, AWS
     /// adaptive CUBIC) before each attempt of a retryable request; a rejection ends the call with
     /// a [`Throttled`] error.
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
@@ -135,7 +135,7 @@ impl RetryMiddleware {
                 Err(e) => Err(Attempt::Transport(e)),
             }
         };
-        let mut executor = rebound::retry_async(self.policy.backoff(), attempt)
+        let mut executor = rebound_retry::retry_async(self.policy.backoff(), attempt)
             .when(|a: &Attempt| a.is_transient())
             .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
             .hint_ceiling(self.hint_ceiling);

@@ -3,9 +3,9 @@
 //! processes) share one bucket of 10 tokens, so together they retry as one client would.
 
 use axum::http::StatusCode;
-use rebound::Policy;
 use rebound_redis::RedisBudget;
 use rebound_reqwest::RetryMiddleware;
+use rebound_retry::Policy;
 use rebound_testkit::RedisServer;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;

@@ -4,8 +4,8 @@
 
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use rebound::Policy;
 use rebound_reqwest::RetryMiddleware;
+use rebound_retry::Policy;
 use reqwest_middleware::ClientWithMiddleware;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -141,7 +141,7 @@ async fn connection_refused_is_retried_then_returned() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_budget_stops_retries_and_hears_of_successes() {
-    use rebound::budget::GrpcBudget;
+    use rebound_retry::budget::GrpcBudget;
     let server = FlakyServer::start(3, StatusCode::SERVICE_UNAVAILABLE, None).await;
     // gRPC A6 with 4 tokens, 1 back per success: a failure leaving 3 (> 4/2) may retry, one
     // leaving 2 may not.

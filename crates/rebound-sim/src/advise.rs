@@ -24,7 +24,7 @@
 
 use crate::scenario::{OutageKind, Scenario};
 use crate::storm;
-use rebound::{Backoff, Spec};
+use rebound_retry::{Backoff, Spec};
 use serde::Serialize;
 use std::time::Duration;
 

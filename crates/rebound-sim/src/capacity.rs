@@ -14,16 +14,16 @@
 //! let cfg = CapacityConfig { clients: 50, ..CapacityConfig::default() };
 //! let r = run(&cfg, &"constant:base=1s".parse()?);
 //! assert!(r.throughput > 90.0); // 50 clients are few: the processor's 100 jobs/s get done
-//! # Ok::<(), rebound::ConfigError>(())
+//! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
 
 use crate::queue::{nanos, EventQueue, SECOND};
 use crate::retrier::Retrier;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use rebound::budget::RetryCause;
-use rebound::throttle::Admission;
-use rebound::Spec;
+use rebound_retry::budget::RetryCause;
+use rebound_retry::throttle::Admission;
+use rebound_retry::Spec;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::time::Duration;

@@ -11,7 +11,7 @@
 //! With S5's defaults (100 ms, limit 30, factor 1.05, k 15), `d` reaches the clients' 2 s
 //! timeout at `c ≈ 950`.
 
-use rebound::ConfigError;
+use rebound_retry::ConfigError;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

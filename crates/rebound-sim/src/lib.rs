@@ -48,7 +48,7 @@
 //! scenario.outage.kind = rebound_sim::OutageKind::None;
 //! let report = storm::run(&scenario, &"exponential:base=100ms,jitter=full".parse()?);
 //! assert!(report.ok > 0 && report.recovered);
-//! # Ok::<(), rebound::ConfigError>(())
+//! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]

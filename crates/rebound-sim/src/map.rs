@@ -15,12 +15,12 @@
 //! let fixed = "constant:base=100ms".parse()?;
 //! assert!(run_cell(&base, &fixed, Duration::from_secs(7), 100.0).recovered);
 //! assert!(!run_cell(&base, &fixed, Duration::from_secs(10), 100.0).recovered);
-//! # Ok::<(), rebound::ConfigError>(())
+//! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
 
 use crate::scenario::Scenario;
 use crate::storm::{run_until, Until};
-use rebound::Spec;
+use rebound_retry::Spec;
 use serde::Serialize;
 use std::time::Duration;
 

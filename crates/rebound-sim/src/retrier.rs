@@ -11,9 +11,9 @@
 
 use crate::queue::Nanos;
 use rand::rngs::SmallRng;
-use rebound::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
-use rebound::throttle::{Admission, Throttle};
-use rebound::{Backoff, PolicyBackoff, ResponsiveState, Spec};
+use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
+use rebound_retry::throttle::{Admission, Throttle};
+use rebound_retry::{Backoff, PolicyBackoff, ResponsiveState, Spec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

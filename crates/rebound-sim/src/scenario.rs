@@ -13,7 +13,7 @@
 //! ```
 
 use crate::delay::DelayModel;
-use rebound::Spec;
+use rebound_retry::Spec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -284,7 +284,7 @@ impl Scenario {
             return Err(invalid("server.tick", "0s", "a duration > 0"));
         }
         self.delay_model().validate().map_err(|e| match e {
-            rebound::ConfigError::Invalid { field: "factor", value, expected } => {
+            rebound_retry::ConfigError::Invalid { field: "factor", value, expected } => {
                 ScenarioError::Invalid { field: "server.factor", value, expected }
             }
             other => invalid("server.k", other, "a finite number > 0"),

@@ -17,9 +17,9 @@ use crate::server::{Arrival, S5Server, TickResult};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
-use rebound::budget::RetryCause;
-use rebound::throttle::Admission;
-use rebound::Spec;
+use rebound_retry::budget::RetryCause;
+use rebound_retry::throttle::Admission;
+use rebound_retry::Spec;
 use serde::Serialize;
 use std::time::Duration;
 

@@ -1,6 +1,6 @@
 //! The storm lab's verdicts on S5's experiment, determinism, and a sanity check of the model.
 
-use rebound::Spec;
+use rebound_retry::Spec;
 use rebound_sim::{storm, OutageKind, Scenario, StormReport};
 use std::time::Duration;
 

@@ -99,6 +99,23 @@ impl Nginx {
         self.access_log().iter().filter(|(r, _)| !r.contains(" /ready ")).map(|(_, status)| *status).collect()
     }
 
+    /// The statuses of [`Nginx::statuses`] once at least `count` of them are logged, polling
+    /// every 10 ms for at most 5 s (then whatever is there, for the caller's assertion to show).
+    ///
+    /// nginx writes an access-log line in its log phase, *after* the response has gone out, so
+    /// a client can hold its answer before the line exists (`shared/real-servers.md`): a test
+    /// that counts log lines after its clients finished must wait for them, never read once.
+    pub fn statuses_at_least(&self, count: usize) -> Vec<u16> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        loop {
+            let statuses = self.statuses();
+            if statuses.len() >= count || std::time::Instant::now() >= deadline {
+                return statuses;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// `(request line, status)` per logged request, in order.
     pub fn access_log(&self) -> Vec<(String, u16)> {
         let text = std::fs::read_to_string(self.dir.0.join("access.log")).unwrap_or_default();

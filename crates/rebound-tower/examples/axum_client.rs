@@ -6,7 +6,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use rebound::{Jitter, Policy};
+use rebound_retry::{Jitter, Policy};
 use rebound_tower::{clone_http_request, HttpStatuses, ReboundPolicy, RetryLayer};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;

@@ -7,7 +7,7 @@ use tower::Layer;
 /// Wraps a service in `tower::retry::Retry` driven by a [`ReboundPolicy`].
 ///
 /// ```
-/// use rebound::Policy;
+/// use rebound_retry::Policy;
 /// use rebound_tower::{ReboundPolicy, RetryLayer};
 /// use std::time::Duration;
 ///
@@ -16,7 +16,7 @@ use tower::Layer;
 /// let _service = tower::ServiceBuilder::new()
 ///     .layer(layer)
 ///     .service(tower::service_fn(|req: String| async move { Ok::<_, std::io::Error>(req) }));
-/// # Ok::<(), rebound::ConfigError>(())
+/// # Ok::<(), rebound_retry::ConfigError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct RetryLayer<Req, P> {

@@ -2,10 +2,10 @@
 //!
 //! Rebound's backoff policies in a tower stack. tower's `Retry` middleware asks a
 //! `tower::retry::Policy` after each attempt whether to retry and how long to wait first;
-//! [`ReboundPolicy`] answers with a Rebound [`Policy`](rebound::Policy) (delays, jitter, caps,
+//! [`ReboundPolicy`] answers with a Rebound [`Policy`](rebound_retry::Policy) (delays, jitter, caps,
 //! stop conditions), a [`RetryPredicate`] over the request and the service's `Result`, and
 //! sleeps on tokio's timer (so `tokio::time::pause()` makes tests instant), and optionally asks
-//! a shared retry budget (`rebound::budget`) before each retry. [`RetryLayer`]
+//! a shared retry budget (`rebound_retry::budget`) before each retry. [`RetryLayer`]
 //! puts it in a `ServiceBuilder`, in front of a hyper client or inside an axum/tonic stack.
 //!
 //! Only requests that can be cloned before they are sent are retried, and retried requests
@@ -13,7 +13,7 @@
 //! retryable statuses for idempotent methods only.
 //!
 //! ```
-//! use rebound::Policy;
+//! use rebound_retry::Policy;
 //! use rebound_tower::{ReboundPolicy, RetryLayer};
 //! use std::sync::atomic::{AtomicU32, Ordering};
 //! use std::sync::Arc;

@@ -6,8 +6,8 @@
 //! policy's `max_elapsed`.
 
 use crate::predicate::{RetryErrors, RetryPredicate};
-use rebound::budget::{RetryBudget, RetryCause};
-use rebound::{Backoff, Policy, PolicyBackoff};
+use rebound_retry::budget::{RetryBudget, RetryCause};
+use rebound_retry::{Backoff, Policy, PolicyBackoff};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -84,7 +84,7 @@ impl<Req, P> ReboundPolicy<Req, P> {
         self
     }
 
-    /// Draws retries from a shared retry budget (`rebound::budget`: gRPC, Finagle, AWS, or the
+    /// Draws retries from a shared retry budget (`rebound_retry::budget`: gRPC, Finagle, AWS, or the
     /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent and the result
     /// is returned. The budget hears of each request (when it is first cloned), each result the
     /// predicate would retry (a failure) and each `Ok` result it accepts (a success), at tokio's
@@ -182,7 +182,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rebound::Jitter;
+    use rebound_retry::Jitter;
     use std::time::Duration;
     use tower::retry::Policy as _;
 

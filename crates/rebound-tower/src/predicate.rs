@@ -36,7 +36,7 @@ pub use self::http_statuses::HttpStatuses;
 #[cfg(feature = "http")]
 mod http_statuses {
     use super::RetryPredicate;
-    use rebound::http::{is_idempotent_method, RetryableStatuses};
+    use rebound_retry::http::{is_idempotent_method, RetryableStatuses};
 
     /// The HTTP predicate: retries transport errors (`Err`) and responses whose status is in
     /// a [`RetryableStatuses`] set, for idempotent methods only (RFC 9110 §9.2.2: GET, HEAD,

@@ -8,7 +8,7 @@ use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use rebound::Policy;
+use rebound_retry::Policy;
 use rebound_tower::{clone_http_request, HttpStatuses, ReboundPolicy, RetryLayer};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -135,7 +135,7 @@ async fn max_elapsed_stops_before_a_wait_that_would_pass_it() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_budget_stops_retries_and_hears_of_successes() {
-    use rebound::budget::GrpcBudget;
+    use rebound_retry::budget::GrpcBudget;
     let server = FlakyServer::start(3).await;
     // gRPC A6 with 4 tokens, 1 back per success: a failure leaving 3 (> 4/2) may retry, one
     // leaving 2 may not.

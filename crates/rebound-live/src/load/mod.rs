@@ -1,10 +1,10 @@
 //! S5's client side: `clients` simulated clients, each thinking for an exponentially
 //! distributed time (mean `clients / rate`, so arrivals across clients are Poisson at `rate`)
-//! and then making one request, retried by [`rebound::retry_async`] under a policy until it
+//! and then making one request, retried by [`rebound_retry::retry_async`] under a policy until it
 //! succeeds or the policy gives up. All clients share one pooled HTTP client. Errors (a
 //! retryable status, a transport error) and per-attempt timeouts are counted apart, per
 //! second, as S5's client does. `Retry-After` on 429/503 is honoured through the executor's
-//! hint (capped at [`rebound::DEFAULT_HINT_CEILING`]).
+//! hint (capped at [`rebound_retry::DEFAULT_HINT_CEILING`]).
 //!
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
@@ -17,10 +17,10 @@ use crate::error::{chain, LiveError};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
-use rebound::budget::RetryBudget;
-use rebound::http::{parse_retry_after, RetryableStatuses};
-use rebound::throttle::Throttle;
-use rebound::{retry_async, Failure, Policy, RetryEvent};
+use rebound_retry::budget::RetryBudget;
+use rebound_retry::http::{parse_retry_after, RetryableStatuses};
+use rebound_retry::throttle::Throttle;
+use rebound_retry::{retry_async, Failure, Policy, RetryEvent};
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};

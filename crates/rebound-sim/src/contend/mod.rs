@@ -14,7 +14,7 @@
 //! reaching the server (reads are not counted), a run's *time* is when the last client receives
 //! its final reply, and a failed client's next read leaves `backoff` after the failure reply
 //! arrives. [`BROOKER`] gives his strategies as Rebound specs; any `constant`, `linear` or
-//! `exponential` spec can be measured the same way, with the library's own [`rebound::Policy`].
+//! `exponential` spec can be measured the same way, with the library's own [`rebound_retry::Policy`].
 //!
 //! ```
 //! use rebound_sim::contend::{Network, Strategy, Sweep};
@@ -65,7 +65,7 @@ pub enum ContendError {
         /// The spec given.
         spec: String,
         /// The parser's error.
-        source: rebound::ConfigError,
+        source: rebound_retry::ConfigError,
     },
     /// A `responsive` spec, which the benchmark cannot use.
     Responsive {

@@ -14,7 +14,7 @@ use super::queue::EventTree;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
-use rebound::{Backoff, Policy, PolicyBackoff};
+use rebound_retry::{Backoff, Policy, PolicyBackoff};
 use std::time::Duration;
 
 /// The network: each message takes `|N(mean, sd²)|` (Brooker 2015: mean 10 ms, sd 2 ms).
@@ -140,7 +140,7 @@ fn retry_at(backoff: &mut PolicyBackoff<SmallRng>, reply: u64, net: u64) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rebound::Spec;
+    use rebound_retry::Spec;
 
     fn policy(spec: &str) -> Policy {
         *spec.parse::<Spec>().unwrap().policy().unwrap()

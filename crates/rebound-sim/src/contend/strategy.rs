@@ -1,7 +1,7 @@
 //! The strategies the benchmark compares: Brooker's five, or any Rebound spec.
 
 use super::ContendError;
-use rebound::{Policy, Spec};
+use rebound_retry::{Policy, Spec};
 
 /// Brooker's five strategies as Rebound specs, in the order the benchmark reports them.
 ///
@@ -34,7 +34,7 @@ impl Strategy {
 
     /// A strategy from one of [`BROOKER`]'s names (`none`, `exponential`, `full`, `equal`,
     /// `decorrelated`) or a Rebound spec (`constant`, `linear` or `exponential`, see
-    /// [`rebound::spec`]).
+    /// [`rebound_retry::spec`]).
     ///
     /// # Errors
     /// [`ContendError::Spec`] for a spec that does not parse, and
@@ -53,7 +53,7 @@ impl Strategy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rebound::Backoff;
+    use rebound_retry::Backoff;
     use std::time::Duration;
 
     fn delays(name: &str, n: usize) -> Vec<Duration> {

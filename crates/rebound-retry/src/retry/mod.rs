@@ -1,0 +1,488 @@
+//! Retry executors: run an operation, and on a transient failure wait as the backoff says and
+//! try again.
+//!
+//! **The operation must be idempotent**: a retried call may repeat work whose first attempt did
+//! happen (the request reached the server, the reply was lost). Retry reads, idempotent writes
+//! (PUT, conditional updates, requests with idempotency keys) and nothing else.
+//!
+//! [`retry()`] builds a blocking executor and [`retry_async()`] (feature `tokio`) an async one;
+//! both take the same settings:
+//! - [`when`](Retry::when): the retry predicate. Errors it rejects are permanent and return at
+//!   once (S1); by default every error is retried.
+//! - [`hint`](Retry::hint): reads a server's wait hint (Retry-After) from an error. The executor
+//!   waits at least that long, but a hint above the [`hint_ceiling`](Retry::hint_ceiling)
+//!   (default 60 s) ends the retries with [`GiveUp::HintAboveCeiling`] rather than sleeping for
+//!   hours.
+//! - [`max_elapsed`](Retry::max_elapsed): an overall deadline, waits included; the executor never
+//!   starts a wait that would end past it. A policy's own `max-elapsed` applies too (the stricter
+//!   wins).
+//! - [`notify`](Retry::notify): called before each retry with the attempt, its failure and the
+//!   chosen delay.
+//! - [`metrics`](Retry::metrics): counts attempts, retries and time slept.
+//! - [`sleeper`](Retry::sleeper) and [`clock`](Retry::clock): injected time, for tests.
+//!
+//! ```
+//! use rebound_retry::{retry, Policy, ManualClock};
+//! use std::time::Duration;
+//!
+//! let clock = ManualClock::new();
+//! let mut calls = 0;
+//! let outcome = retry(Policy::default().backoff(), || {
+//!     calls += 1;
+//!     if calls < 3 { Err("queue capacity exceeded") } else { Ok(calls) }
+//! })
+//! .when(|e: &&str| e.contains("queue capacity")) // S1's example predicate
+//! .sleeper(&clock)
+//! .clock(&clock)
+//! .call_outcome()
+//! .unwrap();
+//! assert_eq!(outcome.value, 3);
+//! assert_eq!(outcome.attempts, 3);
+//! assert_eq!(outcome.slept, Duration::from_secs(3)); // 1 s + 2 s
+//! ```
+
+mod blocking;
+#[cfg(feature = "tokio")]
+mod future;
+mod hooks;
+pub(crate) mod metrics;
+pub(crate) mod outcome;
+
+pub use hooks::{AlwaysRetry, HintFn, NoHint, NoNotify, Notify, Predicate};
+
+use crate::backoff::Backoff;
+use crate::budget::{RetryBudget, RetryCause};
+use crate::clock::{SystemClock, ThreadSleeper};
+use crate::throttle::{Admission, Throttle};
+use metrics::{Metrics, NoMetrics};
+use outcome::{Failure, GiveUp, RetryError, RetryEvent};
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The default ceiling on a server's wait hint: 60 s.
+pub const DEFAULT_HINT_CEILING: Duration = Duration::from_secs(60);
+
+/// Marks a blocking executor.
+#[derive(Debug, Clone, Copy)]
+pub enum Blocking {}
+/// Marks an async executor.
+#[derive(Debug, Clone, Copy)]
+pub enum Async {}
+
+/// A retry executor being configured; run it with `call` (blocking: [`Retry::call`]; async:
+/// `call().await`). Built by [`retry()`] or [`retry_async()`].
+#[derive(Debug)]
+#[must_use = "an executor does nothing until `call` runs it"]
+pub struct Retry<K, B, F, P, H, N, S, C, M> {
+    kind: PhantomData<K>,
+    backoff: B,
+    op: F,
+    when: P,
+    hint: H,
+    notify: N,
+    sleeper: S,
+    clock: C,
+    metrics: M,
+    settings: Settings,
+    guard: Guard,
+}
+
+/// The shared protections of an executor: a retry budget and a client-side throttle.
+#[derive(Debug, Clone, Default)]
+struct Guard {
+    budget: Option<Arc<dyn RetryBudget>>,
+    throttle: Option<Arc<dyn Throttle>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Settings {
+    max_elapsed: Option<Duration>,
+    hint_ceiling: Duration,
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
+    attempt_timeout: Option<Duration>,
+    retry_timeouts: bool,
+}
+
+/// A blocking executor: calls `op` until it succeeds, the error is permanent, or `backoff`
+/// stops. Waits with `std::thread::sleep` unless another [`sleeper`](Retry::sleeper) is given.
+/// The backoff is [reset](Backoff::reset) when the executor starts.
+pub fn retry<B, F, T, E>(
+    backoff: B,
+    op: F,
+) -> Retry<Blocking, B, F, AlwaysRetry, NoHint, NoNotify, ThreadSleeper, SystemClock, NoMetrics>
+where
+    B: Backoff,
+    F: FnMut() -> Result<T, E>,
+{
+    Retry::new(backoff, op, ThreadSleeper, SystemClock)
+}
+
+/// An async executor on tokio's timer: awaits `op()` until it succeeds, the error is
+/// permanent, or `backoff` stops. Dropping the future returned by `call` cancels the retries.
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub fn retry_async<B, F, Fut, T, E>(
+    backoff: B,
+    op: F,
+) -> Retry<
+    Async,
+    B,
+    F,
+    AlwaysRetry,
+    NoHint,
+    NoNotify,
+    crate::clock::TokioSleeper,
+    crate::clock::TokioSleeper,
+    NoMetrics,
+>
+where
+    B: Backoff,
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, E>>,
+{
+    Retry::new(backoff, op, crate::clock::TokioSleeper, crate::clock::TokioSleeper)
+}
+
+/// S1's convenience form: exponential backoff from 1 s, factor 2, no retry once the next wait
+/// would be ≥ 10 s (waits 1, 2, 4, 8 s: five attempts), every error retried. Blocking.
+pub fn retry_with_defaults<F, T, E>(op: F) -> Result<T, RetryError<E>>
+where
+    F: FnMut() -> Result<T, E>,
+{
+    retry(crate::Policy::default().backoff(), op).call()
+}
+
+impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics> {
+    fn new(backoff: B, op: F, sleeper: S, clock: C) -> Self {
+        Retry {
+            kind: PhantomData,
+            backoff,
+            op,
+            when: AlwaysRetry,
+            hint: NoHint,
+            notify: NoNotify,
+            sleeper,
+            clock,
+            metrics: NoMetrics,
+            guard: Guard::default(),
+            settings: Settings {
+                max_elapsed: None,
+                hint_ceiling: DEFAULT_HINT_CEILING,
+                attempt_timeout: None,
+                retry_timeouts: true,
+            },
+        }
+    }
+}
+
+impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
+    /// Sets the retry predicate: only errors for which it returns `true` are retried; others
+    /// are permanent and return at once.
+    pub fn when<P2>(self, when: P2) -> Retry<K, B, F, P2, H, N, S, C, M> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when,
+            hint: self.hint,
+            notify: self.notify,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            metrics: self.metrics,
+            settings: self.settings,
+            guard: self.guard,
+        }
+    }
+
+    /// Sets how to read a server's wait hint (e.g. Retry-After) from an error.
+    pub fn hint<H2>(self, hint: H2) -> Retry<K, B, F, P, H2, N, S, C, M> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when: self.when,
+            hint,
+            notify: self.notify,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            metrics: self.metrics,
+            settings: self.settings,
+            guard: self.guard,
+        }
+    }
+
+    /// Sets a hook called before each retry with a [`RetryEvent`].
+    pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when: self.when,
+            hint: self.hint,
+            notify,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            metrics: self.metrics,
+            settings: self.settings,
+            guard: self.guard,
+        }
+    }
+
+    /// Sets how to wait ([`crate::Sleeper`] for blocking, [`crate::AsyncSleeper`] for async).
+    pub fn sleeper<S2>(self, sleeper: S2) -> Retry<K, B, F, P, H, N, S2, C, M> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when: self.when,
+            hint: self.hint,
+            notify: self.notify,
+            sleeper,
+            clock: self.clock,
+            metrics: self.metrics,
+            settings: self.settings,
+            guard: self.guard,
+        }
+    }
+
+    /// Sets the clock the deadline is measured with.
+    pub fn clock<C2>(self, clock: C2) -> Retry<K, B, F, P, H, N, S, C2, M> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when: self.when,
+            hint: self.hint,
+            notify: self.notify,
+            sleeper: self.sleeper,
+            clock,
+            metrics: self.metrics,
+            settings: self.settings,
+            guard: self.guard,
+        }
+    }
+
+    /// Sets where attempts, retries and waits are counted.
+    pub fn metrics<M2>(self, metrics: M2) -> Retry<K, B, F, P, H, N, S, C, M2> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when: self.when,
+            hint: self.hint,
+            notify: self.notify,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            metrics,
+            settings: self.settings,
+            guard: self.guard,
+        }
+    }
+
+    /// Sets the overall deadline: the operation, attempts and waits together, takes at most
+    /// `d`. No wait starts that would end past it.
+    pub fn max_elapsed(mut self, d: Duration) -> Self {
+        self.settings.max_elapsed = Some(d);
+        self
+    }
+
+    /// Sets the longest server hint honoured (default 60 s); a longer one ends the retries with
+    /// [`GiveUp::HintAboveCeiling`].
+    pub fn hint_ceiling(mut self, d: Duration) -> Self {
+        self.settings.hint_ceiling = d;
+        self
+    }
+
+    /// Draws retries from a shared retry budget ([`crate::budget`]): a retry it denies ends the
+    /// call with [`GiveUp::BudgetExhausted`]. The executor reports each request, failure and
+    /// success to it, at the executor's clock.
+    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
+        self.guard.budget = Some(budget);
+        self
+    }
+
+    /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
+    /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`].
+    pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
+        self.guard.throttle = Some(throttle);
+        self
+    }
+}
+
+/// The per-call state shared by both executors.
+struct Run {
+    /// When the call started and how long it may take, if a deadline applies. Without one the
+    /// clock is never read (a clock read costs more than a whole successful call).
+    deadline: Option<(Instant, Duration)>,
+    attempts: u64,
+    slept: Duration,
+    /// What the last granted retry followed (for the budget's accounting of a success).
+    retried: Option<RetryCause>,
+}
+
+impl Run {
+    /// The time elapsed since the call started and the deadline, if one applies.
+    fn elapsed(&self, clock: &impl crate::clock::Clock) -> Option<(Duration, Duration)> {
+        self.deadline.map(|(start, limit)| (clock.now().saturating_duration_since(start), limit))
+    }
+
+    /// Time left before the deadline, if one applies (zero once past it).
+    #[cfg(feature = "tokio")]
+    fn remaining(&self, clock: &impl crate::clock::Clock) -> Option<Duration> {
+        self.elapsed(clock).map(|(elapsed, limit)| limit.saturating_sub(elapsed))
+    }
+}
+
+impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M>
+where
+    B: Backoff,
+    C: crate::clock::Clock,
+    M: Metrics,
+{
+    #[inline]
+    fn start(&mut self) -> Run {
+        self.backoff.reset();
+        let deadline = match (self.settings.max_elapsed, self.backoff.max_elapsed()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(b) = &self.guard.budget {
+            b.on_request(self.clock.now());
+        }
+        Run {
+            deadline: deadline.map(|d| (self.clock.now(), d)),
+            attempts: 0,
+            slept: Duration::ZERO,
+            retried: None,
+        }
+    }
+
+    /// Before an attempt: `Ok(None)` to send it now, `Ok(Some(wait))` to send it after `wait`
+    /// (the throttle reserved it), or the final error if the throttle rejects it.
+    #[inline]
+    fn admission<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
+        let Some(t) = &self.guard.throttle else { return Ok(None) };
+        match t.admit(self.clock.now()) {
+            Admission::Send => Ok(None),
+            Admission::Wait(d) => {
+                run.slept = run.slept.saturating_add(d);
+                Ok(Some(d))
+            }
+            Admission::Reject => {
+                self.metrics.on_give_up(GiveUp::Throttled, run.attempts);
+                Err(RetryError {
+                    reason: GiveUp::Throttled,
+                    last: Failure::Rejected,
+                    attempts: run.attempts,
+                    slept: run.slept,
+                })
+            }
+        }
+    }
+
+    /// After a successful attempt: tells the budget and the throttle.
+    #[inline]
+    fn after_success(&mut self, run: &Run) {
+        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+            return;
+        }
+        let now = self.clock.now();
+        if let Some(b) = &self.guard.budget {
+            b.on_success(now, run.retried);
+        }
+        if let Some(t) = &self.guard.throttle {
+            t.on_response(now, false);
+        }
+    }
+
+    /// After a failed attempt: the wait before the next one, or the final error.
+    fn after_failure<E>(&mut self, run: &mut Run, failure: Failure<E>) -> Result<Duration, RetryError<E>>
+    where
+        P: Predicate<E>,
+        H: HintFn<E>,
+        N: Notify<E>,
+    {
+        let (retryable, hint) = match &failure {
+            Failure::Error(e) => {
+                let ok = self.when.test(e);
+                (ok, if ok { self.hint.hint(e) } else { None })
+            }
+            Failure::TimedOut(_) => (self.settings.retry_timeouts, None),
+            Failure::Rejected => (false, None),
+        };
+        let cause =
+            if matches!(failure, Failure::TimedOut(_)) { RetryCause::Timeout } else { RetryCause::Error };
+        let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
+        let decision = self.decide(retryable, hint, elapsed);
+        let decision = match decision {
+            Ok(delay) => self.guarded(cause, true, true).map(|()| delay),
+            Err(reason) => self.guarded(cause, retryable, false).and(Err(reason)),
+        };
+        match decision {
+            Ok(delay) => {
+                self.notify.notify(&RetryEvent { attempt: run.attempts, failure: &failure, delay, hint });
+                self.metrics.on_retry(delay);
+                run.slept = run.slept.saturating_add(delay);
+                run.retried = Some(cause);
+                Ok(delay)
+            }
+            Err(reason) => {
+                self.metrics.on_give_up(reason, run.attempts);
+                Err(RetryError { reason, last: failure, attempts: run.attempts, slept: run.slept })
+            }
+        }
+    }
+
+    /// Tells the budget and the throttle about a failed attempt and, if the executor would
+    /// retry, asks the budget for the retry. A permanent error (the predicate rejected it) is
+    /// not a budget failure — gRPC A6 charges only failures with a retryable status — and not a
+    /// sign of overload to the throttle, since the server did answer (a timeout still is one).
+    fn guarded(&mut self, cause: RetryCause, retryable: bool, retry: bool) -> Result<(), GiveUp> {
+        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+            return Ok(());
+        }
+        let now = self.clock.now();
+        if let Some(t) = &self.guard.throttle {
+            t.on_response(now, retryable || cause == RetryCause::Timeout);
+        }
+        match &self.guard.budget {
+            Some(b) if retryable => {
+                b.on_failure(now);
+                if !retry || b.try_retry(now, cause) {
+                    Ok(())
+                } else {
+                    Err(GiveUp::BudgetExhausted)
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The wait before the next attempt, or why to stop. `elapsed` is the time since the call
+    /// started and the deadline, if one applies.
+    fn decide(
+        &mut self,
+        retryable: bool,
+        hint: Option<Duration>,
+        elapsed: Option<(Duration, Duration)>,
+    ) -> Result<Duration, GiveUp> {
+        if !retryable {
+            return Err(GiveUp::Permanent);
+        }
+        let mut delay = self.backoff.next_delay().ok_or(GiveUp::Exhausted)?;
+        if let Some(hint) = hint {
+            let ceiling = self.settings.hint_ceiling;
+            if hint > ceiling {
+                return Err(GiveUp::HintAboveCeiling { hint, ceiling });
+            }
+            delay = delay.max(hint);
+        }
+        if let Some((elapsed, deadline)) = elapsed {
+            if elapsed.saturating_add(delay) > deadline {
+                return Err(GiveUp::Deadline);
+            }
+        }
+        Ok(delay)
+    }
+}
