@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs Rebound's whole test suite. Installs the real servers the integration tests start
-# (nginx, redis-server) and curl from Debian packages when they are missing.
+# (nginx, redis-server), curl, and Chromium with chromedriver for the browser test, from Debian
+# packages when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,9 @@ missing=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+# The lab's browser test drives Debian's headless Chromium through chromedriver.
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

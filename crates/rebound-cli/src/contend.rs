@@ -33,6 +33,9 @@ pub struct Args {
     /// Also draw calls and time against the number of clients, to PATH (.svg or .png).
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// Write one self-contained HTML report (tables and figure) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// Runs the benchmark.
@@ -64,6 +67,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.plot {
         plot::draw(&sweep, &points, path).with_context(|| format!("--plot {}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        crate::html::Report::new("rebound contend")
+            .text("Brooker's optimistic-concurrency benchmark", &render(&sweep, &points))
+            .chart("Mean calls and completion time against clients", |p| plot::draw(&sweep, &points, p))?
+            .write(path)?;
     }
     Ok(ExitCode::SUCCESS)
 }

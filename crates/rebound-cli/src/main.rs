@@ -5,6 +5,8 @@ mod advise;
 mod contend;
 mod exec;
 mod experiment;
+mod html;
+mod lab;
 mod load;
 mod map;
 mod plot;
@@ -44,6 +46,8 @@ enum Command {
     /// Unattended live experiments (`experiment live`: serve, load, SIGSTOP, SIGCONT).
     #[command(subcommand)]
     Experiment(experiment::Command),
+    /// The lab in a browser: a local page to build a scenario, run it and compare policies.
+    Lab(lab::Args),
 }
 
 /// A multi-threaded tokio runtime for the live lab's commands.
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Load(args) => load::run(args),
         Command::Experiment(command) => experiment::run(command),
+        Command::Lab(args) => lab::run(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

@@ -51,6 +51,9 @@ pub struct Args {
     /// Draw one heat map per policy, side by side, to this .svg or .png.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// Write one self-contained HTML report (maps, boundary table, heat maps) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 fn parse_trigger(s: &str) -> Result<OutageKind, String> {
@@ -148,8 +151,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         print!("{}", render_text(&base, &policies, &axes, &maps));
     }
-    if let Some(path) = &args.plot {
-        let heat: Vec<HeatMap> = policies
+    let heat = || -> Vec<HeatMap> {
+        policies
             .iter()
             .zip(&maps)
             .map(|(p, cells)| HeatMap {
@@ -158,11 +161,25 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 ys: axes.loads.clone(),
                 values: cells.iter().map(|c| c.recovery_s).collect(),
             })
-            .collect();
-        plot::draw_heatmaps(path, &heat, "trigger duration (s)", "offered load (% of base)", 60.0)?;
+            .collect()
+    };
+    let draw = |path: &std::path::Path| {
+        plot::draw_heatmaps(path, &heat(), "trigger duration (s)", "offered load (% of base)", 60.0)
+    };
+    if let Some(path) = &args.plot {
+        draw(path)?;
         if !args.json {
             println!("plot: {}", path.display());
         }
+    }
+    if let Some(path) = &args.html {
+        crate::html::Report::new("rebound map")
+            .text(
+                "Where the system tips into a metastable failure",
+                &render_text(&base, &policies, &axes, &maps),
+            )
+            .chart("Recovery time per cell (dark red: stuck)", draw)?
+            .write(path)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -39,9 +39,12 @@ pub struct Args {
     /// Draw goodput and concurrency over time, one line per policy, to this .svg or .png.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// Write one self-contained HTML report (status lines, summary, charts) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
     /// Run the fixed large benchmark scenario (100,000 clients, 120 s) and print events/s and
     /// peak memory.
-    #[arg(long, conflicts_with_all = ["scenario", "json", "plot"])]
+    #[arg(long, conflicts_with_all = ["scenario", "json", "plot", "html"])]
     bench: bool,
 }
 
@@ -66,7 +69,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     scenario.policies = scenario.policies_or_default();
     let reports: Vec<StormReport> = scenario.policies.par_iter().map(|p| storm::run(&scenario, p)).collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Output { scenario: &scenario, policies: &reports })?);
+        println!("{}", document(&scenario, &reports)?);
     } else {
         print!("{}", render_text(&scenario, &reports));
     }
@@ -76,7 +79,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!("plot: {}", path.display());
         }
     }
+    if let Some(path) = &args.html {
+        crate::html::Report::new("rebound storm")
+            .text("Scenario, status lines and summary", &render_text(&scenario, &reports))
+            .chart("Goodput and concurrency (outage shaded)", |p| {
+                plot::draw(p, &panels(&scenario, &reports))
+            })?
+            .write(path)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The JSON document `storm --json` prints (and the lab's API returns) for `scenario`, whose
+/// `policies` are the ones run, and their reports in the same order.
+///
+/// # Errors
+/// A report that cannot be serialised (not expected: every field is a number or a string).
+pub fn document(scenario: &Scenario, reports: &[StormReport]) -> Result<String> {
+    Ok(serde_json::to_string_pretty(&Output { scenario, policies: reports })?)
 }
 
 /// The scenario in `path`, or the built-in S5 one.

@@ -54,6 +54,9 @@ pub struct Args {
     /// Draw throughput against clients, one line per policy, to this .svg or .png.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// Write one self-contained HTML report (table and chart) to this file.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
 }
 
 /// The default policies of the sweep.
@@ -132,6 +135,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if !args.json {
             println!("plot: {}", path.display());
         }
+    }
+    if let Some(path) = &args.html {
+        crate::html::Report::new("rebound sweep")
+            .text("Throughput against clients", &render_text(&policies, &clients, &runs))
+            .chart("Throughput against clients (S2's capacity server)", |p| {
+                plot::draw(p, &[panel(&policies, &runs)])
+            })?
+            .write(path)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,190 @@
+//! The lab's routes: the page's three assets and the JSON API (see the module docs of `lab`).
+
+use super::runs::{check_bounds, Phase, Runs, Snapshot, BOUNDS};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use futures_util::Stream;
+use rebound_retry::Spec;
+use rebound_sim::Scenario;
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::sync::Arc;
+
+const INDEX: &str = include_str!("page/index.html");
+const SCRIPT: &str = include_str!("page/app.js");
+const STYLE: &str = include_str!("page/style.css");
+
+/// The lab's routes over a fresh set of runs.
+pub fn router() -> Router {
+    Router::new()
+        .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
+        .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
+        .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
+        .route("/api/defaults", get(defaults))
+        .route("/api/specs/check", post(check_spec))
+        .route("/api/runs", post(start_run))
+        .route("/api/runs/{id}", get(result))
+        .route("/api/runs/{id}/events", get(events))
+        .with_state(Arc::new(Runs::default()))
+}
+
+fn asset(kind: &'static str, body: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], body).into_response()
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+fn bad_request(message: impl Into<String>) -> Response {
+    json_response(StatusCode::BAD_REQUEST, &json!({ "error": message.into() }))
+}
+
+/// The built-in scenarios as TOML (S5's storm under each kind of outage), the default
+/// policies and the bounds.
+async fn defaults() -> Response {
+    let scenarios: Vec<Value> = builtin_scenarios()
+        .into_iter()
+        .map(|(name, s)| json!({ "name": name, "toml": toml_of(&s), "json": s }))
+        .collect();
+    let policies: Vec<String> = rebound_sim::default_policies().iter().map(ToString::to_string).collect();
+    json_response(StatusCode::OK, &json!({ "scenarios": scenarios, "policies": policies, "bounds": BOUNDS }))
+}
+
+fn builtin_scenarios() -> Vec<(&'static str, Scenario)> {
+    let s5 = Scenario::default();
+    let mut down = s5.clone();
+    down.outage.kind = rebound_sim::OutageKind::HardDown;
+    let mut cut = s5.clone();
+    cut.outage.kind = rebound_sim::OutageKind::CapacityCut;
+    cut.outage.slowdown = 12.0;
+    vec![
+        ("S5's storm: server paused 15-45 s", s5),
+        ("S5, server hard down 15-45 s", down),
+        ("S5, server 12x slower 15-45 s", cut),
+    ]
+}
+
+/// A scenario as the TOML a user would write (its policies left to the page's list).
+fn toml_of(s: &Scenario) -> String {
+    let text = toml::to_string(s).unwrap_or_default();
+    text.lines().filter(|l| !l.starts_with("policies")).collect::<Vec<_>>().join("\n") + "\n"
+}
+
+/// `{"spec": "..."}` → the canonical spec, or the library's own error naming the key.
+async fn check_spec(body: Bytes) -> Response {
+    let spec = match serde_json::from_slice::<Value>(&body) {
+        Ok(v) => v.get("spec").and_then(Value::as_str).map(str::to_string),
+        Err(e) => return bad_request(format!("the body must be JSON {{\"spec\": \"...\"}}: {e}")),
+    };
+    let Some(spec) = spec else { return bad_request("missing `spec`: a string such as constant:base=100ms") };
+    match spec.parse::<Spec>() {
+        Ok(s) => json_response(StatusCode::OK, &json!({ "spec": s.to_string() })),
+        Err(e) => bad_request(e.to_string()),
+    }
+}
+
+/// The scenario of a run request: TOML text or a JSON object with the same keys; then its
+/// policies (the request's, else the scenario's, else the built-in seven) and the bounds.
+fn parse_run(body: &[u8]) -> Result<Scenario, String> {
+    let req: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
+    let mut scenario = match req.get("scenario") {
+        None | Some(Value::Null) => Scenario::default(),
+        Some(Value::String(text)) => Scenario::from_toml(text).map_err(|e| e.to_string())?,
+        Some(v @ Value::Object(_)) => {
+            let text = toml::to_string(v).map_err(|e| format!("bad scenario: {e}"))?;
+            Scenario::from_toml(&text).map_err(|e| e.to_string())?
+        }
+        Some(_) => return Err("`scenario` must be TOML text or a JSON object".into()),
+    };
+    let policies = match req.get("policies") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let text = p.as_str().ok_or_else(|| format!("policies[{i}] must be a spec string"))?;
+                text.parse::<Spec>().map_err(|e| format!("policies[{i}] `{text}`: {e}"))
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => return Err("`policies` must be a list of spec strings".into()),
+    };
+    if !policies.is_empty() {
+        scenario.policies = policies;
+    }
+    scenario.policies = scenario.policies_or_default();
+    check_bounds(&scenario)?;
+    Ok(scenario)
+}
+
+async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
+    let scenario = match parse_run(&body) {
+        Ok(s) => s,
+        Err(e) => return bad_request(e),
+    };
+    match runs.start(scenario) {
+        Ok(id) => json_response(
+            StatusCode::ACCEPTED,
+            &json!({ "id": id, "events": format!("/api/runs/{id}/events"), "result": format!("/api/runs/{id}") }),
+        ),
+        Err(e) => json_response(StatusCode::TOO_MANY_REQUESTS, &json!({ "error": e })),
+    }
+}
+
+async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    let Some(rx) = runs.watch(id) else {
+        return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
+    };
+    let snapshot = rx.borrow().clone();
+    match snapshot.phase {
+        Phase::Done(doc) => {
+            ([(header::CONTENT_TYPE, "application/json")], doc.as_str().to_string()).into_response()
+        }
+        Phase::Failed(e) => json_response(StatusCode::UNPROCESSABLE_ENTITY, &json!({ "error": e })),
+        Phase::Running => json_response(
+            StatusCode::ACCEPTED,
+            &json!({ "status": "running", "done": snapshot.reports.len(), "total": snapshot.total }),
+        ),
+    }
+}
+
+async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    match runs.watch(id) {
+        Some(rx) => Sse::new(stream(rx)).keep_alive(KeepAlive::default()).into_response(),
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
+    }
+}
+
+/// A run's events: each policy's report as it finishes, then the document or the error.
+fn stream(rx: tokio::sync::watch::Receiver<Snapshot>) -> impl Stream<Item = Result<Event, Infallible>> {
+    futures_util::stream::unfold(Some((rx, 0usize)), |state| async move {
+        let (mut rx, sent) = state?;
+        loop {
+            let snapshot = rx.borrow_and_update().clone();
+            if let Some(report) = snapshot.reports.get(sent) {
+                let data = format!("{{\"index\":{sent},\"total\":{},\"report\":{report}}}", snapshot.total);
+                return Some((Ok(Event::default().event("policy").data(data)), Some((rx, sent + 1))));
+            }
+            match snapshot.phase {
+                Phase::Done(doc) => {
+                    return Some((Ok(Event::default().event("result").data(doc.as_str())), None))
+                }
+                Phase::Failed(e) => {
+                    let data = json!({ "error": e }).to_string();
+                    return Some((Ok(Event::default().event("error").data(data)), None));
+                }
+                Phase::Running => {
+                    if rx.changed().await.is_err() {
+                        return None;
+                    }
+                }
+            }
+        }
+    })
+}

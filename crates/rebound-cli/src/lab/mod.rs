@@ -1,0 +1,61 @@
+//! `rebound lab`: the storm lab in a browser. An axum server on loopback serves one page (its
+//! HTML, CSS and JavaScript are compiled into the binary: no CDN, works offline) and a small
+//! JSON API over the simulator:
+//!
+//! | method and path | what it does |
+//! |---|---|
+//! | `GET /api/defaults` | built-in scenarios (TOML), the default policies, the lab's bounds |
+//! | `POST /api/specs/check` | `{"spec": "..."}` → 200 `{"spec": canonical}` or 400 `{"error"}` |
+//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...]}` → 202 `{"id"}` or 400/429 `{"error"}` |
+//! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
+//! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
+
+mod api;
+mod runs;
+
+use anyhow::{bail, Context, Result};
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+/// The storm lab in a browser: build a scenario, run policies, compare their storms.
+///
+/// Serves a page and a JSON API on loopback until Ctrl-C. Runs are bounded (100,000 clients,
+/// 600 s simulated, 12 M client-seconds, 12 policies, 60 s wall-clock, 4 at once).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The listen address (loopback unless --allow-remote); port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8090")]
+    listen: SocketAddr,
+    /// Accept a non-loopback --listen address (the lab has no authentication).
+    #[arg(long)]
+    allow_remote: bool,
+}
+
+/// Runs the command.
+///
+/// # Errors
+/// A non-loopback address without `--allow-remote`, or an address that cannot be bound.
+pub fn run(args: Args) -> Result<ExitCode> {
+    if !args.listen.ip().is_loopback() && !args.allow_remote {
+        eprintln!(
+            "error: invalid --listen {}: the lab binds loopback (127.0.0.0/8 or ::1) unless --allow-remote is given",
+            args.listen
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let rt = crate::runtime()?;
+    rt.block_on(serve(args.listen))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn serve(addr: SocketAddr) -> Result<()> {
+    let listener =
+        tokio::net::TcpListener::bind(addr).await.with_context(|| format!("cannot listen on {addr}"))?;
+    let local = listener.local_addr()?;
+    if local.port() == 0 {
+        bail!("the system gave no port for {addr}");
+    }
+    println!("rebound lab: http://{local}/ (Ctrl-C to stop)");
+    axum::serve(listener, api::router()).with_graceful_shutdown(crate::shutdown_signal()).await?;
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! `rebound lab`'s JSON API without a browser: bad input is a 400 naming the key or the bound,
+//! and a run's result is byte for byte what `rebound storm --json` prints for the same input.
+
+mod lab_process;
+
+use assert_cmd::Command;
+use lab_process::Lab;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+async fn post(url: &str, body: &Value) -> (u16, Value) {
+    let r = reqwest::Client::new().post(url).json(body).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap())
+}
+
+/// Polls a run's result endpoint until it is no longer 202 (bounded: 60 s).
+async fn result(url: &str) -> (u16, String) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = reqwest::get(url).await.unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        if status != 202 || Instant::now() > deadline {
+            return (status, text);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn bad_scenarios_specs_and_oversized_runs_are_400s_naming_the_key_or_bound() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let (status, body) = post(&runs, &json!({ "scenario": "[clients]\nthinktime = \"1s\"" })).await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("thinktime"), "{body}");
+    let (status, body) = post(&runs, &json!({ "scenario": { "clients": { "count": 0 } } })).await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("clients.count"), "{body}");
+    let (status, body) = post(&runs, &json!({ "policies": ["exponential:base=10ms,fctor=2"] })).await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("fctor"), "{body}");
+    let (status, body) = post(&runs, &json!({ "scenario": "[clients]\ncount = 200000" })).await;
+    assert_eq!(status, 400);
+    let e = body["error"].as_str().unwrap();
+    assert!(e.contains("clients.count") && e.contains("100000"), "{body}");
+    let (status, body) = post(&runs, &json!({ "scenario": "duration = \"1h\"" })).await;
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("at most 600s"), "{body}");
+    let (status, body) =
+        post(&format!("{}api/specs/check", lab.url), &json!({ "spec": "constant:base=-1s" })).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) =
+        post(&format!("{}api/specs/check", lab.url), &json!({ "spec": "constant:base=1s" })).await;
+    assert_eq!((status, body["spec"].as_str()), (200, Some("constant:base=1s")));
+    let r = reqwest::Client::new().post(&runs).body("not json").send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    assert_eq!(reqwest::get(format!("{runs}/999")).await.unwrap().status().as_u16(), 404);
+}
+
+#[tokio::test]
+async fn a_runs_json_equals_storm_json_for_the_same_input() {
+    let lab = Lab::start();
+    let toml =
+        "duration = \"40s\"\nseed = 7\n[clients]\ncount = 300\n[outage]\nstart = \"10s\"\nend = \"20s\"\n";
+    let policies = ["constant:base=100ms", "exponential:base=100ms,factor=2,cap=1m,jitter=full"];
+    let (status, body) =
+        post(&format!("{}api/runs", lab.url), &json!({ "scenario": toml, "policies": policies })).await;
+    assert_eq!(status, 202, "{body}");
+    let (status, from_lab) = result(&format!("{}api/runs/{}", lab.url, body["id"])).await;
+    assert_eq!(status, 200, "{from_lab}");
+    let dir = std::env::temp_dir().join(format!("rebound-lab-api-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.toml");
+    std::fs::write(&file, toml).unwrap();
+    let out = Command::cargo_bin("rebound")
+        .unwrap()
+        .args(["storm", "--json", "--scenario", file.to_str().unwrap()])
+        .args(policies.iter().flat_map(|p| ["--policy", p]))
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success());
+    assert_eq!(from_lab.trim_end(), String::from_utf8(out.stdout).unwrap().trim_end());
+}
+
+#[tokio::test]
+async fn events_stream_each_policy_then_the_result() {
+    let lab = Lab::start();
+    let body = json!({ "scenario": "duration = \"30s\"\n[clients]\ncount = 200", "policies": ["constant:base=1s", "constant:base=2s"] });
+    let (_, started) = post(&format!("{}api/runs", lab.url), &body).await;
+    let events = format!("{}api/runs/{}/events", lab.url, started["id"]);
+    let text = tokio::time::timeout(Duration::from_secs(60), async {
+        reqwest::get(&events).await.unwrap().text().await.unwrap()
+    })
+    .await
+    .expect("the stream ends after the result");
+    let names: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+    assert_eq!(names, ["policy", "policy", "result"], "{text}");
+}
+
+#[test]
+fn a_non_loopback_listen_address_needs_allow_remote() {
+    let out = Command::cargo_bin("rebound").unwrap().args(["lab", "--listen", "0.0.0.0:0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+}
+
+#[test]
+fn html_reports_are_self_contained_with_inline_svg() {
+    let dir = std::env::temp_dir().join(format!("rebound-html-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let runs: [(&str, &[&str]); 4] = [
+        ("storm", &["--policy", "constant:base=1s"]),
+        ("sweep", &["--clients", "10..20:10", "--policy", "constant:base=1s"]),
+        ("map", &["--durations", "1..2:1", "--loads", "50..60:10", "--policy", "constant:base=1s"]),
+        ("contend", &["--clients", "2..4:2", "--runs", "2"]),
+    ];
+    for (command, args) in runs {
+        let path = dir.join(format!("{command}.html"));
+        let out = Command::cargo_bin("rebound")
+            .unwrap()
+            .arg(command)
+            .args(args)
+            .args(["--html", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command}: {}", String::from_utf8_lossy(&out.stderr));
+        let html = std::fs::read_to_string(&path).unwrap();
+        assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg"), "{command}");
+        assert!(html.contains(&format!("<title>rebound {command}</title>")), "{command}");
+        // Nothing to fetch: no script, no stylesheet or image from elsewhere (SVG's xmlns is a name).
+        assert!(
+            !html.contains("<script") && !html.contains("src=") && !html.contains("href=\"http"),
+            "{command}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
