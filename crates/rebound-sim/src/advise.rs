@@ -330,7 +330,9 @@ mod tests {
     /// and the evidence storm was a ten-year simulation whose scenario fails its own validation.
     #[test]
     fn inputs_out_of_bounds_are_refused_naming_the_field() {
-        let cases: [(fn(&mut Inputs), &str, &str); 9] = [
+        /// An edit of the README's inputs, the field refused and its range.
+        type Case = (fn(&mut Inputs), &'static str, &'static str);
+        let cases: [Case; 9] = [
             (|i| i.recovery = Duration::from_secs(155_170_944), "recovery", "(0s, 6h]"),
             (|i| i.recovery = Duration::MAX, "recovery", "(0s, 6h]"),
             (|i| i.p99 = Duration::from_secs(3601), "p99", "(0s, 1h]"),
