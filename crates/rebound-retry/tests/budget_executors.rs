@@ -126,8 +126,8 @@ async fn async_executor_charges_timeouts_double_and_refunds_on_success() {
 fn the_executor_waits_when_the_rate_limiter_says_so() {
     let clock = ManualClock::new();
     let cubic = Arc::new(CubicThrottle::new());
-    // 10 accepted sends/s for 5 s, then a throttle: the bucket turns on at 0.7 W_max ≈ 7/s
-    // with one token.
+    // 10 accepted sends/s for 5 s, then a throttle: the bucket turns on at 0.7 W_max ≈ 7/s,
+    // full — it filled while off, as botocore's (`retries/bucket.py`) does: 7 tokens.
     for _ in 0..50 {
         cubic.on_response(clock.now(), false);
         clock.advance(Duration::from_millis(100));
@@ -135,6 +135,7 @@ fn the_executor_waits_when_the_rate_limiter_says_so() {
     cubic.on_response(clock.now(), true);
     let rate = cubic.rate().0;
     assert!((rate - 7.0).abs() < 1e-6, "{rate}");
+    assert!((cubic.capacity() - rate).abs() < 1e-9, "{}", cubic.capacity());
     let call = || {
         retry(Policy::default().backoff(), || Ok::<_, ()>(1))
             .throttle(cubic.clone())
@@ -143,10 +144,16 @@ fn the_executor_waits_when_the_rate_limiter_says_so() {
             .call_outcome()
             .unwrap()
     };
-    // The first call takes the token; the second waits for the next one, 1 / rate.
-    assert_eq!(call().slept, Duration::ZERO);
-    let second = call();
-    assert_eq!(second.attempts, 1);
-    let wait = second.slept.as_secs_f64();
+    // The first six calls take whole tokens (the rate, W_max = 10 − 0.4 × 0.2⁹ times 0.7, is
+    // just under 7); the seventh waits for the rest of its token, the eighth for a whole one,
+    // 1 / rate.
+    for _ in 0..6 {
+        assert_eq!(call().slept, Duration::ZERO);
+    }
+    let seventh = call().slept.as_secs_f64();
+    assert!((seventh - (7.0 - rate) / rate).abs() < 1e-6, "{seventh}");
+    let eighth = call();
+    assert_eq!(eighth.attempts, 1);
+    let wait = eighth.slept.as_secs_f64();
     assert!((wait - 1.0 / rate).abs() < 1e-6, "{wait} vs {}", 1.0 / rate);
 }

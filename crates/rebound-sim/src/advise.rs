@@ -28,19 +28,22 @@ use rebound_retry::{Backoff, Spec};
 use serde::Serialize;
 use std::time::Duration;
 
-/// What is known about the system.
+/// What is known about the system. The bounds keep the evidence storm a simulation that ends
+/// (at most a day of simulated time, the storm lab's own bounds) and every duration finite.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Inputs {
-    /// The service's p99 latency, > 0.
+    /// The service's p99 latency, in (0, 1 h].
     #[serde(with = "crate::serde_duration")]
     pub p99: Duration,
-    /// Clients, ≥ 1.
+    /// Clients, in [1, 10 000 000].
     pub clients: u32,
-    /// Their total request rate, per second, > 0.
+    /// Their total request rate, per second, > 0, such that each client's mean think time
+    /// (`clients / rate`) is in [1 µs, 1 day].
     pub rate: f64,
-    /// What the server can serve, per second, > rate.
+    /// What the server can serve, per second, > rate and ≤ 10⁹, with S2's cap
+    /// `2 × clients / (capacity − rate)` at most a day.
     pub capacity: f64,
-    /// The longest tolerable recovery after an outage, > 0.
+    /// The longest tolerable recovery after an outage, in (0, 6 h].
     #[serde(with = "crate::serde_duration")]
     pub recovery: Duration,
 }
@@ -99,18 +102,27 @@ pub struct Advice {
 }
 
 impl Inputs {
-    /// Checks that the inputs describe a possible system.
+    /// Checks that the inputs describe a possible system, within the bounds on each field.
     ///
     /// # Errors
-    /// Zero clients, a rate or capacity that is not a positive number, capacity at or below
-    /// the steady rate, or a zero p99 or recovery time.
+    /// A field out of its range (see [`Inputs`]), naming the field and the range: clients not
+    /// in [1, 10⁷]; a rate that is not a positive number or gives a mean think time outside
+    /// [1 µs, 1 day]; capacity at or below the steady rate, above 10⁹/s, or so little above it
+    /// that S2's cap exceeds a day; a p99 outside (0, 1 h] or a recovery outside (0, 6 h].
     pub fn validate(&self) -> Result<(), InputError> {
         let bad = |field, message: String| Err(InputError { field, message });
-        if self.clients == 0 {
-            return bad("clients", "must be at least 1".into());
+        if self.clients == 0 || self.clients > MAX_CLIENTS {
+            return bad("clients", format!("{} must be in [1, {MAX_CLIENTS}]", self.clients));
         }
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return bad("rate", format!("{} must be a number > 0 (requests per second)", self.rate));
+        }
+        let think = f64::from(self.clients) / self.rate;
+        if !(1e-6..=DAY_S).contains(&think) {
+            return bad(
+                "rate",
+                format!("{}/s for {} clients is a mean think time of {think:e} s per client: must be in [1us, 1day]", self.rate, self.clients),
+            );
         }
         if !(self.capacity.is_finite() && self.capacity > self.rate) {
             return bad(
@@ -118,18 +130,46 @@ impl Inputs {
                 format!("{}/s must exceed the steady load of {}/s: this server cannot keep up even without retries", self.capacity, self.rate),
             );
         }
-        if self.p99.is_zero() {
-            return bad("p99", "must be a duration > 0".into());
+        if self.capacity > MAX_CAPACITY {
+            return bad("capacity", format!("{}/s must be at most {MAX_CAPACITY:e}/s", self.capacity));
         }
-        if self.recovery.is_zero() {
-            return bad("recovery", "must be a duration > 0".into());
+        let cap = 2.0 * f64::from(self.clients) / (self.capacity - self.rate);
+        if cap > DAY_S {
+            return bad(
+                "capacity",
+                format!("{}/s leaves too little spare capacity for {} clients: S2's cap 2 x clients / (capacity - rate) = {cap:e} s exceeds 1day", self.capacity, self.clients),
+            );
+        }
+        if self.p99.is_zero() || self.p99 > MAX_P99 {
+            return bad(
+                "p99",
+                format!("{} must be a duration in (0s, 1h]", humantime::format_duration(self.p99)),
+            );
+        }
+        if self.recovery.is_zero() || self.recovery > MAX_RECOVERY {
+            return bad(
+                "recovery",
+                format!("{} must be a duration in (0s, 6h]", humantime::format_duration(self.recovery)),
+            );
         }
         Ok(())
     }
 }
 
+/// The most clients (the storm lab's `clients.count` bound).
+const MAX_CLIENTS: u32 = 10_000_000;
+/// The most capacity, per second.
+const MAX_CAPACITY: f64 = 1e9;
+/// A day, in seconds: the longest think time and S2 cap.
+const DAY_S: f64 = 86_400.0;
+/// The longest p99.
+const MAX_P99: Duration = Duration::from_secs(3600);
+/// The longest tolerable recovery: the evidence storm runs `45 s + 2 × recovery`, within the
+/// storm lab's day.
+const MAX_RECOVERY: Duration = Duration::from_secs(6 * 3600);
+
 fn fmt_d(d: Duration) -> String {
-    humantime::format_duration(Duration::from_millis(d.as_millis().max(1) as u64))
+    humantime::format_duration(Duration::from_millis(u64::try_from(d.as_millis().max(1)).unwrap_or(u64::MAX)))
         .to_string()
         .replace(' ', "")
 }
@@ -143,7 +183,7 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
     i.validate()?;
     let t = i.p99;
     let spare = i.capacity - i.rate;
-    let m = Duration::from_secs_f64(2.0 * f64::from(i.clients) / spare).max(t) * margin.max(1);
+    let m = Duration::from_secs_f64(2.0 * f64::from(i.clients) / spare).max(t).saturating_mul(margin.max(1));
     let m = Duration::from_millis(m.as_millis().max(1) as u64);
     let mut why = vec![
         format!("base T = p99 = {}: a retry sooner mostly duplicates a request still in flight (S2).", fmt_d(t)),
@@ -166,7 +206,7 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
     let (mut n, mut waited) = (0u64, Duration::ZERO);
     let mut b = policy.backoff();
     while waited < i.recovery && n < 1_000 {
-        waited += b.next_delay().unwrap_or(m);
+        waited = waited.saturating_add(b.next_delay().unwrap_or(m));
         n += 1;
     }
     why.push(format!(
@@ -270,4 +310,72 @@ pub fn advise(
         })
         .collect();
     Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn readme() -> Inputs {
+        Inputs {
+            p99: Duration::from_millis(100),
+            clients: 1000,
+            rate: 100.0,
+            capacity: 300.0,
+            recovery: Duration::from_secs(60),
+        }
+    }
+
+    /// Fuzzing finding (fuzz target `advise`): `recovery = "59M"` (59 months) passed validation,
+    /// and the evidence storm was a ten-year simulation whose scenario fails its own validation.
+    #[test]
+    fn inputs_out_of_bounds_are_refused_naming_the_field() {
+        /// An edit of the README's inputs, the field refused and its range.
+        type Case = (fn(&mut Inputs), &'static str, &'static str);
+        let cases: [Case; 9] = [
+            (|i| i.recovery = Duration::from_secs(155_170_944), "recovery", "(0s, 6h]"),
+            (|i| i.recovery = Duration::MAX, "recovery", "(0s, 6h]"),
+            (|i| i.p99 = Duration::from_secs(3601), "p99", "(0s, 1h]"),
+            (|i| i.p99 = Duration::ZERO, "p99", "(0s, 1h]"),
+            (|i| i.clients = 10_000_001, "clients", "[1, 10000000]"),
+            (|i| i.rate = 1e-300, "rate", "[1us, 1day]"),
+            (|i| (i.rate, i.capacity) = (1e12, 2e12), "rate", "[1us, 1day]"),
+            (|i| i.capacity = 1e10, "capacity", "at most"),
+            (|i| i.capacity = 100.0 + 1e-12, "capacity", "exceeds 1day"),
+        ];
+        for (edit, field, range) in cases {
+            let mut i = readme();
+            edit(&mut i);
+            let err = i.validate().unwrap_err();
+            assert_eq!(err.field, field, "{i:?}: {err}");
+            assert!(err.message.contains(range), "{i:?}: {err}");
+            assert!(recommend(&i, 1).is_err());
+        }
+    }
+
+    /// At the bounds everything the advisor builds is valid: the recommendation at every
+    /// margin it tries, the alternatives, and the storm scenario.
+    #[test]
+    fn inputs_at_the_bounds_give_valid_specs_and_scenarios() {
+        let edges = [
+            readme(),
+            Inputs { recovery: MAX_RECOVERY, p99: MAX_P99, ..readme() },
+            Inputs { clients: MAX_CLIENTS, rate: 9e8, capacity: MAX_CAPACITY, ..readme() },
+            Inputs { clients: 1, rate: 1.0 / DAY_S, capacity: 1.0, ..readme() },
+            Inputs {
+                clients: MAX_CLIENTS,
+                rate: 1000.0,
+                capacity: 1000.0 + 2e7 / DAY_S * 1.0001,
+                ..readme()
+            },
+        ];
+        for i in edges {
+            i.validate().unwrap_or_else(|e| panic!("{i:?}: {e}"));
+            for margin in [1, 2, 4, 8, 16, 32, 64] {
+                let (spec, _) = recommend(&i, margin).unwrap_or_else(|e| panic!("{i:?}: {e}"));
+                spec.parse::<Spec>().unwrap_or_else(|e| panic!("{spec}: {e}"));
+            }
+            scenario(&i).validate().unwrap_or_else(|e| panic!("{i:?}: {e}"));
+        }
+    }
 }

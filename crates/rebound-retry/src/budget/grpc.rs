@@ -3,12 +3,16 @@
 use super::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// gRPC retry throttling (gRFC A6, "Retry Throttling"): `max_tokens` in (0, 1000], tokens start
 /// at `max_tokens`; each failed attempt costs 1 token, each success adds `token_ratio`; retries
 /// are allowed only while `tokens > max_tokens / 2`. Tokens are kept in thousandths (A6 gives
 /// `token_ratio` three decimal places), updated lock-free.
+///
+/// A6 counts as failures the RPCs with a retryable status "or that receive a pushback response
+/// indicating not to retry": with an executor, use [`grpc_retry_on`](super::grpc_retry_on) as
+/// the predicate so that such responses are charged even when their status is fatal.
 #[derive(Debug)]
 pub struct GrpcBudget {
     /// Thousandths of a token.
@@ -65,60 +69,4 @@ impl RetryBudget for GrpcBudget {
         let max = self.max;
         self.update(|t| (t + self.ratio).min(max));
     }
-}
-
-/// What a server's `grpc-retry-pushback-ms` says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pushback {
-    /// Retry after this long (the value was ≥ 0).
-    RetryAfter(Duration),
-    /// Do not retry (the value was negative).
-    DoNotRetry,
-}
-
-/// Parses gRPC's `grpc-retry-pushback-ms` trailer (gRFC A6): a non-negative integer is the wait
-/// in milliseconds, a negative one means "do not retry"; anything else is ignored (`None`).
-///
-/// ```
-/// use rebound_retry::budget::{grpc_pushback, Pushback};
-/// use std::time::Duration;
-/// assert_eq!(grpc_pushback("250"), Some(Pushback::RetryAfter(Duration::from_millis(250))));
-/// assert_eq!(grpc_pushback("-1"), Some(Pushback::DoNotRetry));
-/// assert_eq!(grpc_pushback("soon"), None);
-/// ```
-///
-/// With an executor, the pushback is the retry predicate and the wait hint: a negative value
-/// ends the retries ([`GiveUp::Permanent`](crate::GiveUp::Permanent)), a non-negative one
-/// lengthens the wait to at least that long (up to the executor's hint ceiling).
-///
-/// ```
-/// use rebound_retry::budget::{grpc_pushback, Pushback};
-/// use rebound_retry::{retry, GiveUp, ManualClock, Policy};
-/// use std::time::Duration;
-///
-/// /// A failed call and its `grpc-retry-pushback-ms` trailer.
-/// struct Status(&'static str);
-/// let clock = ManualClock::new();
-/// let trailers = ["250", "-1"];
-/// let mut calls = 0;
-/// let err = retry(Policy::constant(Duration::from_millis(10)).build()?.backoff(), || {
-///     calls += 1;
-///     Err::<(), _>(Status(trailers[calls - 1]))
-/// })
-/// .when(|s: &Status| grpc_pushback(s.0) != Some(Pushback::DoNotRetry))
-/// .hint(|s: &Status| match grpc_pushback(s.0) {
-///     Some(Pushback::RetryAfter(d)) => Some(d),
-///     _ => None,
-/// })
-/// .sleeper(&clock)
-/// .clock(&clock)
-/// .call()
-/// .unwrap_err();
-/// assert_eq!((err.reason, err.attempts), (GiveUp::Permanent, 2));
-/// assert_eq!(err.slept, Duration::from_millis(250)); // the pushback, not the 10 ms backoff
-/// # Ok::<(), rebound_retry::ConfigError>(())
-/// ```
-pub fn grpc_pushback(value: &str) -> Option<Pushback> {
-    let v: i64 = value.trim().parse().ok()?;
-    Some(if v < 0 { Pushback::DoNotRetry } else { Pushback::RetryAfter(Duration::from_millis(v as u64)) })
 }

@@ -34,11 +34,13 @@
 mod aws;
 mod finagle;
 mod grpc;
+mod pushback;
 mod spec;
 
 pub use aws::AwsQuota;
 pub use finagle::FinagleBudget;
-pub use grpc::{grpc_pushback, GrpcBudget, Pushback};
+pub use grpc::GrpcBudget;
+pub use pushback::{grpc_pushback, grpc_pushback_values, grpc_retry_on, GrpcRetryOn, Pushback};
 pub use spec::BudgetSpec;
 
 use std::fmt::Debug;

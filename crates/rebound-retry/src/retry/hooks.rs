@@ -8,6 +8,16 @@ use std::time::Duration;
 pub trait Predicate<E> {
     /// `true` to retry after `error`.
     fn test(&mut self, error: &E) -> bool;
+
+    /// For an error [`test`](Predicate::test) rejected: whether it still counts as a failed
+    /// attempt for the retry budget and the client-side throttle. `false` by default (and for
+    /// closures): a permanent error such as a malformed request says nothing about the
+    /// server's health. gRPC A6 counts a pushback that says not to retry, whatever the status
+    /// ([`crate::budget::grpc_retry_on`]).
+    fn counts_as_failure(&mut self, error: &E) -> bool {
+        let _ = error;
+        false
+    }
 }
 
 /// Retries every error (the default).

@@ -403,13 +403,13 @@ where
         H: HintFn<E>,
         N: Notify<E>,
     {
-        let (retryable, hint) = match &failure {
+        let (retryable, charged, hint) = match &failure {
             Failure::Error(e) => {
                 let ok = self.when.test(e);
-                (ok, if ok { self.hint.hint(e) } else { None })
+                (ok, ok || self.when.counts_as_failure(e), if ok { self.hint.hint(e) } else { None })
             }
-            Failure::TimedOut(_) => (self.settings.retry_timeouts, None),
-            Failure::Rejected => (false, None),
+            Failure::TimedOut(_) => (self.settings.retry_timeouts, self.settings.retry_timeouts, None),
+            Failure::Rejected => (false, false, None),
         };
         let cause =
             if matches!(failure, Failure::TimedOut(_)) { RetryCause::Timeout } else { RetryCause::Error };
@@ -417,7 +417,7 @@ where
         let decision = self.decide(retryable, hint, elapsed);
         let decision = match decision {
             Ok(delay) => self.guarded(cause, true, true).map(|()| delay),
-            Err(reason) => self.guarded(cause, retryable, false).and(Err(reason)),
+            Err(reason) => self.guarded(cause, charged, false).and(Err(reason)),
         };
         match decision {
             Ok(delay) => {
@@ -437,17 +437,19 @@ where
     /// Tells the budget and the throttle about a failed attempt and, if the executor would
     /// retry, asks the budget for the retry. A permanent error (the predicate rejected it) is
     /// not a budget failure — gRPC A6 charges only failures with a retryable status — and not a
-    /// sign of overload to the throttle, since the server did answer (a timeout still is one).
-    fn guarded(&mut self, cause: RetryCause, retryable: bool, retry: bool) -> Result<(), GiveUp> {
+    /// sign of overload to the throttle, since the server did answer (a timeout still is one);
+    /// unless the predicate says it [counts as a failure](Predicate::counts_as_failure) (A6: a
+    /// pushback saying not to retry). `charged` is whether the attempt counts as a failure.
+    fn guarded(&mut self, cause: RetryCause, charged: bool, retry: bool) -> Result<(), GiveUp> {
         if self.guard.budget.is_none() && self.guard.throttle.is_none() {
             return Ok(());
         }
         let now = self.clock.now();
         if let Some(t) = &self.guard.throttle {
-            t.on_response(now, retryable || cause == RetryCause::Timeout);
+            t.on_response(now, charged || cause == RetryCause::Timeout);
         }
         match &self.guard.budget {
-            Some(b) if retryable => {
+            Some(b) if charged => {
                 b.on_failure(now);
                 if !retry || b.try_retry(now, cause) {
                     Ok(())

@@ -23,6 +23,15 @@ const MIN_CAPACITY: f64 = 1.0;
 /// - On a success: the rate is `C (t − t_throttle − K)³ + W_max`, so it climbs back fast, levels
 ///   off near `W_max`, then probes above it.
 /// - The rate is never set above twice the measured send rate; β = 0.7, C = 0.4.
+/// - Every response sets the bucket's rate to `min(calculated rate, 2 × measured rate)` and
+///   refills it, **also while the bucket is off**, so that it has the right rate and fill when
+///   the first throttle switches it on (botocore `retries/adaptive.py`,
+///   `ClientRateLimiter.on_receiving_response`, which sets `token_bucket.max_rate` outside its
+///   `if`; aws-sdk-go-v2 `aws/retry/adaptive_ratelimit.go`, `adaptiveRateLimit.Update`, which
+///   calls `tokenBucketUpdateRate` whether or not `tokenBucketEnabled`). Before the first
+///   throttle the curve is CUBIC's from `W_max = 0` at the start (botocore's
+///   `CubicCalculator(starting_max_rate=0, start_time=now)`), so the rate stays near the floor
+///   of 0.5/s until the measured rate and the time since the start allow more.
 ///
 /// Each send takes one token; without one, [`admit`](Throttle::admit) reserves the next token
 /// (the bucket goes into debt) and says how long to wait for it.
@@ -54,12 +63,26 @@ impl Default for CubicThrottle {
 }
 
 impl CubicThrottle {
-    /// A throttle that is off until the first throttling response.
+    /// A throttle that is off until the first throttling response; its clock starts at its
+    /// first use.
     pub fn new() -> CubicThrottle {
+        CubicThrottle::start(None)
+    }
+
+    /// A throttle whose clock starts at `start`, as the SDKs' limiters start at their creation
+    /// (the CUBIC curve's `t_throttle` and the first 0.5 s bucket of the send rate count from
+    /// there): botocore `retries/adaptive.py` `register_retry_handler`, aws-sdk-go-v2
+    /// `aws/retry/adaptive_ratelimit.go` `newAdaptiveRateLimit`.
+    pub fn starting_at(start: Instant) -> CubicThrottle {
+        CubicThrottle::start(Some(start))
+    }
+
+    fn start(origin: Option<Instant>) -> CubicThrottle {
         let c = Cubic {
-            origin: None,
+            origin,
             enabled: false,
-            fill_rate: MIN_FILL_RATE,
+            // botocore `retries/bucket.py`: `TokenBucket(max_rate=1)`, empty.
+            fill_rate: 1.0,
             max_capacity: MIN_CAPACITY,
             capacity: 0.0,
             last_refill: 0.0,
@@ -77,6 +100,12 @@ impl CubicThrottle {
     pub fn rate(&self) -> (f64, bool) {
         let c = self.state.lock().unwrap_or_else(|e| e.into_inner());
         (c.fill_rate, c.enabled)
+    }
+
+    /// The tokens in the bucket now (negative while sends are reserved ahead), without
+    /// refilling it: the fill as of the last response or admission.
+    pub fn capacity(&self) -> f64 {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).capacity
     }
 
     /// The smoothed measured send rate, per second.
@@ -148,9 +177,7 @@ impl Throttle for CubicThrottle {
                 c.k = (c.w_max * (1.0 - BETA) / SCALE).cbrt();
                 SCALE * (t - c.last_throttle - c.k).powi(3) + c.w_max
             };
-            if c.enabled {
-                c.set_rate(t, rate.min(2.0 * c.measured_rate));
-            }
+            c.set_rate(t, rate.min(2.0 * c.measured_rate));
         })
     }
 }
