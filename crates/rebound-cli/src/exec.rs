@@ -13,6 +13,8 @@ use std::process::{Child, Command, ExitCode, ExitStatus};
 use std::time::{Duration, Instant};
 use stdin::Stdin;
 
+pub(crate) use signals::catch as catch_signals;
+
 /// The default policy: exponential from 100 ms, doubling, capped at 10 s, full jitter, at most
 /// 5 retries (6 attempts).
 pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter=full,max-retries=5";

@@ -29,37 +29,8 @@ impl Signals {
     /// When the handlers cannot be installed.
     pub fn forward() -> Result<Signals> {
         let running = Arc::new(Mutex::new(Running::default()));
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let shared = running.clone();
-        std::thread::spawn(move || {
-            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-                Ok(rt) => rt,
-                Err(e) => return drop(ready_tx.send(Err(e))),
-            };
-            rt.block_on(async move {
-                let kinds = [
-                    (SignalKind::interrupt(), Signal::SIGINT),
-                    (SignalKind::terminate(), Signal::SIGTERM),
-                    (SignalKind::hangup(), Signal::SIGHUP),
-                ];
-                let mut streams = Vec::new();
-                for (kind, sig) in kinds {
-                    match signal(kind) {
-                        Ok(s) => streams.push((s, sig)),
-                        Err(e) => return drop(ready_tx.send(Err(e))),
-                    }
-                }
-                let _ = ready_tx.send(Ok(()));
-                let [(a, sa), (b, sb), (c, sc)] = &mut streams[..] else { return };
-                let sig = tokio::select! {
-                    _ = a.recv() => *sa,
-                    _ = b.recv() => *sb,
-                    _ = c.recv() => *sc,
-                };
-                pass_on_and_exit(&shared, sig);
-            });
-        });
-        ready_rx.recv().context("installing signal handlers")?.context("installing signal handlers")?;
+        catch(move |sig| pass_on_and_exit(&shared, sig))?;
         Ok(Signals(running))
     }
 
@@ -79,6 +50,43 @@ impl Signals {
     pub fn forget(&self) {
         self.lock().0 = None;
     }
+}
+
+/// Calls `handler` with the first SIGINT, SIGTERM or SIGHUP this process gets from now on
+/// (caught in a thread of its own, so the signal no longer ends the process by itself).
+///
+/// # Errors
+/// When the handlers cannot be installed.
+pub(crate) fn catch(handler: impl FnOnce(Signal) + Send + 'static) -> Result<()> {
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(rt) => rt,
+            Err(e) => return drop(ready_tx.send(Err(e))),
+        };
+        rt.block_on(async move {
+            let mut streams = Vec::new();
+            for (kind, sig) in [
+                (SignalKind::interrupt(), Signal::SIGINT),
+                (SignalKind::terminate(), Signal::SIGTERM),
+                (SignalKind::hangup(), Signal::SIGHUP),
+            ] {
+                match signal(kind) {
+                    Ok(s) => streams.push((s, sig)),
+                    Err(e) => return drop(ready_tx.send(Err(e))),
+                }
+            }
+            let _ = ready_tx.send(Ok(()));
+            let [(a, sa), (b, sb), (c, sc)] = &mut streams[..] else { return };
+            let sig = tokio::select! {
+                _ = a.recv() => *sa,
+                _ = b.recv() => *sb,
+                _ = c.recv() => *sc,
+            };
+            handler(sig);
+        });
+    });
+    ready_rx.recv().context("installing signal handlers")?.context("installing signal handlers")
 }
 
 fn lock(m: &Mutex<Running>) -> MutexGuard<'_, Running> {
