@@ -29,10 +29,10 @@ fn grpc_ratios_past_a_full_bucket_are_refused_and_the_largest_saturates() {
     // `budget=grpc:1000:1e300`: the ratio in thousandths used to overflow the count.
     for spec in ["grpc:1000:1e300", "grpc:10:1000.5", "grpc:10:inf", "grpc:10:NaN"] {
         let e = spec.parse::<BudgetSpec>().unwrap_err().to_string();
-        assert!(e.contains("[0.001, 1000]") || e.contains("grpc:MAX:RATIO"), "{spec}: {e}");
+        assert!(e.contains("<= 1000") || e.contains("grpc:MAX:RATIO"), "{spec}: {e}");
     }
     let e = "grpc:1000:1e300".parse::<BudgetSpec>().unwrap_err().to_string();
-    assert!(e.contains("token_ratio a number in [0.001, 1000]"), "{e}");
+    assert!(e.contains("token_ratio a number >= 0.001 and <= 1000"), "{e}");
     let b = GrpcBudget::new(1000.0, 1000.0).unwrap();
     let now = Instant::now();
     for _ in 0..3 {
@@ -52,12 +52,12 @@ fn every_budget_and_throttle_field_names_its_range() {
         ("aws:-1", "CAPACITY >= 1"),
         ("aws:0", "CAPACITY >= 1"),
         ("grpc:1000.5:1", "(0, 1000]"),
-        ("grpc:10:0.0001", "[0.001, 1000]"),
+        ("grpc:10:0.0001", ">= 0.001 and <= 1000"),
         ("finagle:20:10s:1e300", "MIN_PER_SEC a number >= 0 and <= 1000000"),
         ("finagle:20:10s:-1", "MIN_PER_SEC"),
         ("finagle:1001:10s:10", "PERCENT in [0, 1000]"),
         ("finagle:20:2h:10", "[1s, 1h]"),
-        ("redis:redis://127.0.0.1:6379/:k:10:1e300", "[0.001, 1000]"),
+        ("redis:redis://127.0.0.1:6379/:k:10:1e300", "<= 1000"),
     ];
     for (spec, range) in cases {
         let e = spec.parse::<BudgetSpec>().unwrap_err().to_string();

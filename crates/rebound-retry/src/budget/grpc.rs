@@ -40,7 +40,7 @@ impl GrpcBudget {
             return Err(ConfigError::invalid(
                 "budget",
                 format!("grpc token_ratio {token_ratio}"),
-                "token_ratio a number in [0.001, 1000]",
+                "token_ratio a number >= 0.001 and <= 1000",
             ));
         }
         let max = (max_tokens * 1000.0).round() as u64;
