@@ -1,10 +1,19 @@
 //! `rebound exec`: run a command, retrying it with backoff when it fails.
 
+mod signals;
+mod stdin;
+
 use anyhow::{bail, Result};
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
 use rebound_retry::{retry, Failure, RetryEvent, Spec};
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitCode, ExitStatus};
+use signals::Signals;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitCode, ExitStatus};
 use std::time::{Duration, Instant};
+use stdin::Stdin;
+
+pub(crate) use signals::catch as catch_signals;
 
 /// The default policy: exponential from 100 ms, doubling, capped at 10 s, full jitter, at most
 /// 5 retries (6 attempts).
@@ -15,6 +24,13 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 /// Each retry is announced on stderr with the wait before it. The exit status is the command's
 /// own last one (128 + N if a signal N killed it, 124 if its last attempt timed out, 127 if it
 /// cannot be run). The command must be safe to run again: retries repeat its effects.
+///
+/// Each attempt runs in a process group of its own: --timeout kills the whole group (the
+/// command and everything it started), and Ctrl-C / SIGTERM / SIGHUP sent to rebound are passed
+/// on to the group before rebound exits (130, 143, 129). Every attempt gets the same stdin: a
+/// file is rewound, a pipe is recorded and replayed (up to 64 MiB; past that, no retry is made),
+/// a terminal is shared (and the command then stays in rebound's process group, so that it can
+/// read the terminal; --timeout kills the command alone).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
@@ -100,21 +116,61 @@ fn millis(d: Duration) -> humantime::FormattedDuration {
     humantime::format_duration(Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX)))
 }
 
-/// Runs one attempt, killing it after `timeout`.
-fn attempt(cmd: &[String], timeout: Option<Duration>) -> Result<(), AttemptError> {
-    let mut child = Command::new(&cmd[0]).args(&cmd[1..]).spawn().map_err(AttemptError::Spawn)?;
-    let started = Instant::now();
-    let status: ExitStatus = loop {
-        match child.try_wait().map_err(AttemptError::Spawn)? {
-            Some(status) => break status,
-            None if timeout.is_some_and(|t| started.elapsed() >= t) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(AttemptError::TimedOut(started.elapsed()));
-            }
-            None => std::thread::sleep(Duration::from_millis(5)),
+/// What every attempt shares: the command, its stdin, the signals to pass on.
+struct Runner<'a> {
+    cmd: &'a [String],
+    timeout: Option<Duration>,
+    stdin: &'a Stdin,
+    signals: Signals,
+    attempts: u32,
+}
+
+impl Runner<'_> {
+    /// Starts attempt `n`: in its own process group unless it shares the terminal.
+    fn spawn(&mut self) -> Result<Child, AttemptError> {
+        self.attempts += 1;
+        let mut command = Command::new(&self.cmd[0]);
+        command.args(&self.cmd[1..]).stdin(self.stdin.stdio().map_err(AttemptError::Spawn)?);
+        if !self.stdin.shares_terminal() {
+            command.process_group(0);
         }
-    };
+        let mut child = self.signals.spawn(&mut command, !self.stdin.shares_terminal())?;
+        self.stdin.feed(self.attempts, child.stdin.take());
+        Ok(child)
+    }
+
+    /// Kills a timed-out attempt: its whole process group when it has one.
+    fn kill(&self, child: &mut Child) {
+        if self.stdin.shares_terminal() {
+            let _ = child.kill();
+        } else if let Ok(pid) = i32::try_from(child.id()) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        let _ = child.wait();
+        self.signals.forget();
+    }
+
+    /// Runs one attempt, killing it after `timeout`.
+    fn attempt(&mut self) -> Result<(), AttemptError> {
+        let mut child = self.spawn()?;
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait().map_err(AttemptError::Spawn)? {
+                Some(status) => break status,
+                None if self.timeout.is_some_and(|t| started.elapsed() >= t) => {
+                    self.kill(&mut child);
+                    return Err(AttemptError::TimedOut(started.elapsed()));
+                }
+                None => std::thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        self.signals.forget();
+        outcome(status)
+    }
+}
+
+/// An attempt's exit status as a result.
+fn outcome(status: ExitStatus) -> Result<(), AttemptError> {
     match (status.code(), status.signal()) {
         (Some(0), _) => Ok(()),
         (Some(c), _) => Err(AttemptError::Exit(c)),
@@ -129,10 +185,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!("invalid `--policy`: `exec` needs a constant, linear or exponential policy, not a responsive backoff");
     };
     let retry_on = args.retry_on;
-    let transient = |e: &AttemptError| match e {
-        AttemptError::Spawn(_) => false,
-        AttemptError::Exit(c) => retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c))),
-        AttemptError::Signal(_) | AttemptError::TimedOut(_) => true,
+    let stdin = Stdin::detect();
+    let mut runner = Runner {
+        cmd: &args.command,
+        timeout: args.timeout,
+        stdin: &stdin,
+        signals: Signals::forward()?,
+        attempts: 0,
+    };
+    let past_replay_bound = std::cell::Cell::new(false);
+    let transient = |e: &AttemptError| {
+        let retryable = match e {
+            AttemptError::Spawn(_) => false,
+            AttemptError::Exit(c) => {
+                retry_on.is_none_or(|set| u8::try_from(*c).is_ok_and(|c| set.contains(c)))
+            }
+            AttemptError::Signal(_) | AttemptError::TimedOut(_) => true,
+        };
+        // A retry must see the whole stdin again; past the replay bound it cannot.
+        if retryable && !stdin.replayable() {
+            past_replay_bound.set(true);
+            return false;
+        }
+        retryable
     };
     let announce = |ev: &RetryEvent<'_, AttemptError>| {
         eprintln!(
@@ -142,13 +217,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
             millis(ev.delay)
         );
     };
-    match retry(policy.backoff(), || attempt(&args.command, args.timeout))
-        .when(transient)
-        .notify(announce)
-        .call()
-    {
+    match retry(policy.backoff(), || runner.attempt()).when(transient).notify(announce).call() {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
+            if past_replay_bound.get() {
+                eprintln!(
+                    "rebound: not retrying: stdin was larger than {} MiB, too much to replay to a retry (redirect a file instead: `< FILE` is rewound for each attempt)",
+                    stdin::MAX_REPLAY >> 20
+                );
+            }
             eprintln!(
                 "rebound: giving up after {} attempt{} ({}): {}",
                 e.attempts,

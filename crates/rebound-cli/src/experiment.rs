@@ -87,6 +87,12 @@ pub fn run(command: Command) -> Result<ExitCode> {
         args.policies.clone()
     };
     let exe = std::env::current_exe().context("locating the rebound binary")?;
+    // Ctrl-C, SIGTERM or SIGHUP end the run in progress, which continues, kills and reaps its
+    // stopped server before rebound exits 128 + N.
+    let (signal_tx, signal_rx) = tokio::sync::watch::channel(None);
+    crate::exec::catch_signals(move |sig| {
+        let _ = signal_tx.send(Some(sig));
+    })?;
     let mut runs = Vec::new();
     for spec in &specs {
         let load = crate::load::Args {
@@ -113,7 +119,16 @@ pub fn run(command: Command) -> Result<ExitCode> {
         }
         let mut printer = crate::load::Every5s::new(!args.json, "  ");
         // A fresh runtime per run: nothing of one run (connections, tasks) outlives it.
-        let report = crate::runtime()?.block_on(experiment::run(config, |s| printer.print(s)))?;
+        let mut interrupt = signal_rx.clone();
+        let stop = async move {
+            let _ = interrupt.wait_for(Option::is_some).await;
+        };
+        let report = crate::runtime()?.block_on(experiment::run(config, stop, |s| printer.print(s)));
+        if let Some(sig) = *signal_rx.borrow() {
+            eprintln!("rebound: {sig}: stopped; the server was continued, killed and reaped");
+            return Ok(ExitCode::from(128 + sig as u8));
+        }
+        let report = report?;
         if report.baseline < 0.5 * args.rate {
             eprintln!(
                 "warning: OK/s before the outage was {:.1}, under half of --rate {}/s: the machine may be overloaded",

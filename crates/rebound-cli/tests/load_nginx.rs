@@ -32,26 +32,25 @@ fn backoff_completes_every_request_and_the_limit_holds() {
     assert_eq!(num("timedout"), 0);
     assert!(num("cut") <= 6, "only requests still retrying at the end are cut");
     assert!(num("malformed_retry_after") == 0);
-    // Every answer the report counts (plus the preflight 200) is in the log once it settles.
-    let statuses = nginx.statuses_at_least((num("ok") + 1 + num("errors")) as usize);
+    // Every answer the report counts is in the log once it settles (the pre-flight check only
+    // connects: it sends no request).
+    let statuses = nginx.statuses_at_least((num("ok") + num("errors")) as usize);
     let passed = statuses.iter().filter(|&&s| s == 200).count() as u64;
     let refused = statuses.iter().filter(|&&s| s == 429).count() as u64;
-    // The preflight request is one 200 the report does not count; a request cut at the end may
-    // have been answered after the load stopped counting.
+    // A request cut at the end may have been answered after the load stopped counting.
     let cut = num("cut");
-    assert!(
-        (num("ok") + 1..=num("ok") + 1 + cut).contains(&passed),
-        "{passed} 200s in nginx's log: {report}"
-    );
+    assert!((num("ok")..=num("ok") + cut).contains(&passed), "{passed} 200s in nginx's log: {report}");
     assert!(
         (num("errors")..=num("errors") + cut).contains(&refused),
         "{refused} 429s in nginx's log: {report}"
     );
     let rate = u64::from(limit.per_second);
     assert!(passed <= rate * 9 + u64::from(limit.burst), "{passed} passed in ~8 s");
+    // Per second of the client's clock: nginx admits at most rate + burst in a second, and a
+    // loaded client may count an answer or two a little late, in the next second.
     for s in report["series"].as_array().unwrap() {
         let ok = s["ok"].as_u64().unwrap();
-        assert!(ok <= rate + u64::from(limit.burst), "a second with {ok} answers: {report}");
+        assert!(ok <= rate + u64::from(limit.burst) + 2, "a second with {ok} answers: {report}");
     }
 }
 

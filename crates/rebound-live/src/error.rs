@@ -29,6 +29,9 @@ pub enum LiveError {
         /// The transport error, with its causes.
         reason: String,
     },
+    /// Stopped (Ctrl-C, SIGTERM) before the run began.
+    #[error("interrupted")]
+    Interrupted,
     /// A socket or process operation failed.
     #[error("{what}: {source}")]
     Io {

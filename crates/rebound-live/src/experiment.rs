@@ -11,6 +11,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 use rebound_sim::report::{baseline, recovery};
 use serde::Serialize;
+use std::future::Future;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -66,13 +67,32 @@ fn signal(child: &Child, sig: Signal) -> Result<(), LiveError> {
     kill(pid, sig).map_err(|e| LiveError::Io { what: format!("kill -{sig} {pid}"), source: e.into() })
 }
 
-/// Runs the experiment; `on_second` sees the load's series once a second.
+/// Runs the experiment; `on_second` sees the load's series once a second. When `stop`
+/// completes (Ctrl-C), the run ends early: the load stops, and the server — stopped or not —
+/// is continued, killed and waited for before this returns, as on every other way out.
 ///
 /// # Errors
 /// [`LiveError::Io`] if the server cannot be started or signalled, [`LiveError::Unreachable`]
-/// if it never answers, and the load's errors.
+/// if it never answers, [`LiveError::Interrupted`] if `stop` completed before the load began,
+/// and the load's errors.
 pub async fn run(
     config: ExperimentConfig,
+    stop: impl Future<Output = ()> + Send + 'static,
+    on_second: impl FnMut(&[Second]),
+) -> Result<ExperimentReport, LiveError> {
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let stopper = tokio::spawn(async move {
+        stop.await;
+        let _ = stop_tx.send(true);
+    });
+    let result = run_until(config, stop_rx, on_second).await;
+    stopper.abort();
+    result
+}
+
+async fn run_until(
+    config: ExperimentConfig,
+    stop: tokio::sync::watch::Receiver<bool>,
     on_second: impl FnMut(&[Second]),
 ) -> Result<ExperimentReport, LiveError> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -87,13 +107,19 @@ pub async fn run(
         .spawn()
         .map_err(LiveError::io(format!("starting {} serve", config.server_exe.display())))?;
     let child = Arc::new(Mutex::new(ServerProcess(child)));
-    wait_ready(&base, &child).await?;
+    let stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    tokio::select! {
+        ready = wait_ready(&base, &child) => ready?,
+        () = stopped(stop.clone()) => return Err(LiveError::Interrupted),
+    }
     let started = Instant::now();
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let scraper = tokio::spawn(scrape(format!("{base}/metrics"), started, stop_rx));
     let outage = tokio::spawn(freeze(child.clone(), config.warmup, config.outage));
     let load = LoadConfig { url: format!("{base}/api"), ..config.load };
-    let result = load::run(load, std::future::pending(), on_second).await;
+    let result = load::run(load, stopped(stop), on_second).await;
     outage.abort();
     let _ = outage.await;
     let _ = stop_tx.send(true);

@@ -30,21 +30,30 @@ async fn an_outage_is_logged_once_and_the_recovery_once() {
     let sink = log.clone();
     let subscriber = tracing_subscriber::fmt().with_writer(move || sink.clone()).with_ansi(false).finish();
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Timeout 500 ms and a pause of 2.5 s: a loaded machine's Redis answers well within the
+    // first, and the outage lasts long enough for two probes to fail.
     let b = RedisBudget::builder(&server.url(), "outage", 10.0, 0.1)
+        .timeout(Duration::from_millis(500))
         .reprobe(Duration::from_millis(20))
         .build()
         .unwrap();
     b.deposit().await;
-    pause(&server.url(), 400);
-    let outage = Instant::now();
-    while outage.elapsed() < Duration::from_millis(250) {
+    assert!(!b.is_degraded(), "Redis answered before the outage");
+    pause(&server.url(), 2500);
+    let paused = Instant::now();
+    while b.fallbacks() < 2 {
+        assert!(paused.elapsed() < Duration::from_millis(2000), "Redis was not probed again while slow");
         b.deposit().await;
         tokio::time::sleep(Duration::from_millis(5)).await; // real time: reprobes Redis
     }
-    assert!(b.fallbacks() >= 2, "Redis was probed again while slow: {}", b.fallbacks());
-    tokio::time::sleep(Duration::from_millis(400)).await; // the pause is over
-    b.deposit().await;
-    assert!(!b.is_degraded(), "back on the shared bucket once Redis answers");
+    // After the pause, the next probe that gets through ends the outage (bounded poll).
+    tokio::time::sleep(Duration::from_millis(2500).saturating_sub(paused.elapsed())).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while b.is_degraded() {
+        assert!(Instant::now() < deadline, "still degraded 10 s after the pause ended");
+        tokio::time::sleep(Duration::from_millis(25)).await;
+        b.deposit().await;
+    }
     let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
     assert_eq!(text.matches("Redis unreachable, using the local retry budget").count(), 1, "{text}");
     assert_eq!(text.matches("Redis answers again").count(), 1, "{text}");

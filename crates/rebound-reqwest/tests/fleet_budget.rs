@@ -33,10 +33,16 @@ async fn two_clients_share_one_redis_budget() {
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let server = tokio::spawn(async move { axum::serve(listener, app).await });
 
-    let policy = Policy::constant(Duration::from_millis(10)).max_retries(10).build().unwrap();
+    // 50 ms between retries gives Redis time to answer even on a loaded machine.
+    let policy = Policy::constant(Duration::from_millis(50)).max_retries(10).build().unwrap();
     let clients: Vec<_> = (0..2)
         .map(|_| {
-            let b = Arc::new(RedisBudget::builder(&redis.url(), "fleet", 10.0, 0.1).build().unwrap());
+            let b = Arc::new(
+                RedisBudget::builder(&redis.url(), "fleet", 10.0, 0.1)
+                    .timeout(Duration::from_secs(5)) // no fallback because a loaded Redis was late
+                    .build()
+                    .unwrap(),
+            );
             let mw = RetryMiddleware::new(policy).budget(b.clone());
             (b, reqwest_middleware::ClientBuilder::new(reqwest::Client::new()).with(mw).build())
         })
@@ -54,7 +60,7 @@ async fn two_clients_share_one_redis_budget() {
     }
     // One bucket of 10 allows 4 retries (tokens 9, 8, 7, 6). The budget's non-waiting path
     // decides from the count Redis last returned, so a client may miss the other's latest
-    // failures (or its own, if Redis answers slower than the 10 ms between retries): a few
+    // failures (or its own, if Redis answers slower than the 50 ms between retries): a few
     // more than 4 (5 or 6 here), but fewer than two local buckets' 8 (and no budget's 60).
     let retries = hits.load(Ordering::SeqCst) - 6;
     assert!((4..8).contains(&retries), "{retries} retries for 6 requests");

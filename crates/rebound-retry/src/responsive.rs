@@ -9,10 +9,14 @@
 //!
 //! The rules (S4), with `random(x) = U[x - δ, x + δ]`, `δ = min(randomization * x, max_randomization)`:
 //! - **failure**: if the current delay is 0 it becomes `initial` (the first failure sleeps exactly
-//!   `initial`); otherwise it becomes `min(random(current * up), max)`. Sleep the current delay.
+//!   `initial`); otherwise it becomes `random(current * up)` clamped to `[initial, max]` (S4
+//!   caps at `max`; the floor at `initial` is ours: with `up` near 1 a downward draw would
+//!   otherwise make a failure sleep less than the first one did). Sleep the current delay.
 //! - **success**: if the current delay is 0, return at once. Otherwise count the success; when
 //!   the count reaches `threshold`, reset it and set `current = random(current * down)`, or 0 if
-//!   that is below `initial`. Then sleep the current delay (when non-zero).
+//!   that is below `initial` (capped at `max`). Then sleep the current delay (when non-zero).
+//!
+//! So every sleep is in `[initial, max]`.
 //!
 //! A failure resets the success count, so the delay goes down only after `threshold`
 //! *consecutive* successes.
@@ -232,7 +236,8 @@ impl ResponsiveState {
         self.metrics
     }
 
-    /// Reports a failure; returns how long to sleep before the next attempt (never zero).
+    /// Reports a failure; returns how long to sleep before the next attempt, in
+    /// `[initial, max]`.
     pub fn on_failure(&mut self) -> Duration {
         self.metrics.invocations += 1;
         self.metrics.went_up += 1;
@@ -241,13 +246,15 @@ impl ResponsiveState {
         self.current = if self.current == 0.0 {
             duration_to_nanos(c.initial)
         } else {
-            self.randomize(self.current * c.up).min(duration_to_nanos(c.max))
+            // Never below `initial`, whatever `up` and the draw: a failure must not sleep less
+            // than the first failure from rest did.
+            self.randomize(self.current * c.up).clamp(duration_to_nanos(c.initial), duration_to_nanos(c.max))
         };
         self.sleep()
     }
 
-    /// Reports a success; returns how long to sleep before the next call, or `None` when the
-    /// backoff is at rest.
+    /// Reports a success; returns how long to sleep before the next call (in `[initial, max]`),
+    /// or `None` when the backoff is at rest.
     pub fn on_success(&mut self) -> Option<Duration> {
         self.metrics.invocations += 1;
         if self.current == 0.0 {
@@ -258,7 +265,9 @@ impl ResponsiveState {
             self.successes = 0;
             self.metrics.went_down += 1;
             let next = self.randomize(self.current * self.config.down);
-            self.current = if next < duration_to_nanos(self.config.initial) { 0.0 } else { next };
+            let (initial, max) = (duration_to_nanos(self.config.initial), duration_to_nanos(self.config.max));
+            // A draw above `current` (randomization) still never passes `max`.
+            self.current = if next < initial { 0.0 } else { next.min(max) };
         }
         if self.current == 0.0 {
             None

@@ -69,11 +69,13 @@ async fn a_burst_of_s3_clients_all_complete_honouring_retry_after() {
 
 #[tokio::test]
 async fn a_server_that_keeps_refusing_gives_too_many_requests_after_5_retries() {
-    // 1 request per minute: after the first, everything is 429 for the test's few seconds.
+    // 1 request per second: after the first, everything is 429 until a second has passed. The
+    // five waits add up to 31 ms, so the six attempts fit in that second with a wide margin
+    // (a loaded machine included).
     let nginx = Nginx::start(RateLimit { per_second: 1, burst: 0, retry_after_s: 0 });
     let (client, url) = (reqwest::Client::new(), nginx.url());
     assert_eq!(get(&client, &url).await.unwrap(), 200);
-    let policy: Policy = "exponential:base=10ms,factor=2,max-retries=5".parse().unwrap();
+    let policy: Policy = "exponential:base=1ms,factor=2,max-retries=5".parse().unwrap();
     let err = retry_async(policy.backoff(), || get(&client, &url))
         .when(|e: &GetError| matches!(e, GetError::TooManyRequests(_)))
         .call()

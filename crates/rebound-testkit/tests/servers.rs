@@ -14,15 +14,18 @@ fn get_status(port: u16) -> (u16, String) {
 
 #[test]
 fn nginx_limits_with_429_and_retry_after() {
-    let nginx = Nginx::start(RateLimit { per_second: 5, burst: 2, retry_after_s: 1 });
+    // real-servers.md: rate 5r/s, burst=2 nodelay, 8 quick requests -> 3 x 200, then 429s.
+    // At 1r/s the same holds, and "quick" means within a second rather than 200 ms: the margin
+    // a loaded machine needs.
+    let nginx = Nginx::start(RateLimit { per_second: 1, burst: 2, retry_after_s: 1 });
     let got: Vec<(u16, String)> = (0..8).map(|_| get_status(nginx.port())).collect();
     let statuses: Vec<u16> = got.iter().map(|g| g.0).collect();
-    // real-servers.md: rate 5r/s, burst=2 nodelay, 8 quick requests -> 3 x 200, then 429s.
     assert_eq!(statuses.iter().filter(|&&s| s == 200).count(), 3, "{statuses:?}");
     assert_eq!(statuses.last(), Some(&429));
     let throttled = &got.iter().find(|g| g.0 == 429).unwrap().1;
     assert!(throttled.contains("Retry-After: 1"), "{throttled}");
-    assert!(nginx.access_log().iter().filter(|(r, _)| r.starts_with("GET / ")).count() >= 8);
+    // nginx logs after answering: wait (bounded) for the eight lines.
+    assert!(nginx.statuses_at_least(8).len() >= 8, "{:?}", nginx.access_log());
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
 
+mod preflight;
 mod record;
 
 pub use record::{status_line, LoadReport, Percentiles, Second};
@@ -110,8 +111,10 @@ impl Ctx {
 /// with the series so far once a second.
 ///
 /// # Errors
-/// [`LiveError::Invalid`] for a field out of range; [`LiveError::Unreachable`] if a first
-/// request cannot connect (refused, unreachable, no answer within the timeout).
+/// [`LiveError::Invalid`] for a field out of range or a URL that is not `http://`;
+/// [`LiveError::Unreachable`] if no TCP connection to the target can be made (refused,
+/// unreachable, none within the timeout). The whole run, that check included, ends within
+/// `duration` (plus the moment cancelled requests take to wind down).
 pub async fn run(
     config: LoadConfig,
     stop: impl Future<Output = ()> + Send + 'static,
@@ -123,7 +126,8 @@ pub async fn run(
         .pool_max_idle_per_host(config.max_in_flight)
         .build()
         .map_err(|e| LiveError::Unreachable { url: config.url.clone(), reason: chain(&e) })?;
-    preflight(&client, &config).await?;
+    let began = tokio::time::Instant::now();
+    preflight::connect(&config.url, config.timeout.min(config.duration)).await?;
     let seconds = config.duration.as_secs_f64().ceil().max(1.0) as u64;
     let ctx = Arc::new(Ctx {
         permits: Semaphore::new(config.max_in_flight),
@@ -139,9 +143,10 @@ pub async fn run(
         config,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
-    let duration = ctx.config.duration;
+    // The run's own bound counts from before the pre-flight connection.
+    let deadline = began + ctx.config.duration;
     let stopper = tokio::spawn(async move {
-        tokio::select! { () = tokio::time::sleep(duration) => {}, () = stop => {} }
+        tokio::select! { () = tokio::time::sleep_until(deadline) => {}, () = stop => {} }
         let _ = stop_tx.send(true);
     });
     let clients: Vec<_> =
@@ -152,15 +157,6 @@ pub async fn run(
     }
     stopper.abort();
     Ok(report(&ctx))
-}
-
-async fn preflight(client: &reqwest::Client, config: &LoadConfig) -> Result<(), LiveError> {
-    let unreachable = |reason| LiveError::Unreachable { url: config.url.clone(), reason };
-    match tokio::time::timeout(config.timeout, client.get(&config.url).send()).await {
-        Ok(Ok(_)) => Ok(()),
-        Ok(Err(e)) => Err(unreachable(chain(&e))),
-        Err(_) => Err(unreachable(format!("no answer within --timeout {:?}", config.timeout))),
-    }
 }
 
 async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl FnMut(&[Second])) {

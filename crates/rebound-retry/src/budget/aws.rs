@@ -8,12 +8,16 @@ use std::time::Instant;
 /// The AWS SDKs' retry quota ("standard" retry mode): a bucket of `capacity` (500 in the SDKs)
 /// that starts full; a retry costs 5, or 10 after a timeout; a call that succeeds at its first
 /// attempt adds 1; a call that succeeds after a retry refunds that retry's cost. A retry the
-/// bucket cannot pay for is not made. Lock-free.
+/// bucket cannot pay for is not made. Lock-free; every deposit saturates at `capacity`, so a
+/// bucket as large as `u64::MAX` never wraps.
 #[derive(Debug)]
 pub struct AwsQuota {
     available: AtomicU64,
     capacity: u64,
 }
+
+/// The range of `capacity`, as error messages say it.
+pub(crate) const CAPACITY_RANGE: &str = "aws:CAPACITY with CAPACITY >= 1 and <= 18446744073709551615";
 
 /// The cost of a retry after an error.
 pub const RETRY_COST: u64 = 5;
@@ -31,10 +35,10 @@ impl AwsQuota {
     /// A full bucket of `capacity`.
     ///
     /// # Errors
-    /// `capacity` of 0.
+    /// `capacity` of 0 (the range is 1..=`u64::MAX`).
     pub fn new(capacity: u64) -> Result<AwsQuota, ConfigError> {
         if capacity == 0 {
-            return Err(ConfigError::invalid("budget", "aws:0", "aws:CAPACITY with CAPACITY >= 1"));
+            return Err(ConfigError::invalid("budget", "aws:0", CAPACITY_RANGE));
         }
         Ok(AwsQuota { available: AtomicU64::new(capacity), capacity })
     }
@@ -46,7 +50,9 @@ impl AwsQuota {
 
     fn deposit(&self, n: u64) {
         let cap = self.capacity;
-        let _ = self.available.fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| Some((a + n).min(cap)));
+        let _ = self
+            .available
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| Some(a.saturating_add(n).min(cap)));
     }
 }
 

@@ -6,6 +6,9 @@ use crate::window::Window;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// The largest `min_retries_per_sec`.
+const MAX_MIN_PER_SEC: f64 = 1e6;
+
 /// Finagle's `RetryBudget` (defaults: ttl 10 s, 10 retries/s minimum, 20 %): retries may be
 /// at most `percent` of the requests of the last `ttl`, plus a reserve of
 /// `min_retries_per_sec × ttl` so that a quiet client can still retry. Envoy's retry budget is
@@ -25,7 +28,8 @@ impl FinagleBudget {
     ///
     /// # Errors
     /// `ttl` not a whole number of seconds in [1 s, 1 h]; `percent` not in [0, 1000];
-    /// `min_retries_per_sec` not a finite number ≥ 0.
+    /// `min_retries_per_sec` not in [0, 1e6] (a floor of a million retries a second is no
+    /// budget at all; the bound keeps `min × ttl` finite).
     pub fn new(percent: f64, ttl: Duration, min_retries_per_sec: f64) -> Result<FinagleBudget, ConfigError> {
         let ttl_s = ttl.as_secs();
         if !(1..=3600).contains(&ttl_s) || ttl.subsec_nanos() != 0 {
@@ -42,11 +46,11 @@ impl FinagleBudget {
                 "PERCENT in [0, 1000]",
             ));
         }
-        if !(min_retries_per_sec.is_finite() && min_retries_per_sec >= 0.0) {
+        if !(0.0..=MAX_MIN_PER_SEC).contains(&min_retries_per_sec) {
             return Err(ConfigError::invalid(
                 "budget",
                 format!("finagle min {min_retries_per_sec}"),
-                "MIN_PER_SEC a number >= 0",
+                "MIN_PER_SEC a number >= 0 and <= 1000000",
             ));
         }
         Ok(FinagleBudget {

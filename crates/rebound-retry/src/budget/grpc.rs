@@ -5,6 +5,10 @@ use crate::error::ConfigError;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+/// The largest `token_ratio`: A6 caps `max_tokens` at 1000, and a success cannot add more than
+/// a full bucket.
+const MAX_TOKEN_RATIO: f64 = 1000.0;
+
 /// gRPC retry throttling (gRFC A6, "Retry Throttling"): `max_tokens` in (0, 1000], tokens start
 /// at `max_tokens`; each failed attempt costs 1 token, each success adds `token_ratio`; retries
 /// are allowed only while `tokens > max_tokens / 2`. Tokens are kept in thousandths (A6 gives
@@ -25,8 +29,9 @@ impl GrpcBudget {
     /// A full bucket of `max_tokens`, refilled by `token_ratio` per success.
     ///
     /// # Errors
-    /// `max_tokens` not in (0, 1000]; `token_ratio` not a finite number > 0 (A6 keeps three
-    /// decimal places: it must be at least 0.001).
+    /// `max_tokens` not in (0, 1000]; `token_ratio` not in [0.001, 1000] (A6 keeps three
+    /// decimal places, so at least 0.001; a success never adds more than a full bucket, so a
+    /// larger ratio means nothing and is refused rather than overflowing the count).
     pub fn new(max_tokens: f64, token_ratio: f64) -> Result<GrpcBudget, ConfigError> {
         if !(max_tokens > 0.0 && max_tokens <= 1000.0) {
             return Err(ConfigError::invalid(
@@ -35,11 +40,11 @@ impl GrpcBudget {
                 "max_tokens in (0, 1000]",
             ));
         }
-        if !(token_ratio.is_finite() && token_ratio >= 0.001) {
+        if !(0.001..=MAX_TOKEN_RATIO).contains(&token_ratio) {
             return Err(ConfigError::invalid(
                 "budget",
                 format!("grpc token_ratio {token_ratio}"),
-                "token_ratio a number >= 0.001",
+                "token_ratio a number >= 0.001 and <= 1000",
             ));
         }
         let max = (max_tokens * 1000.0).round() as u64;
@@ -67,6 +72,6 @@ impl RetryBudget for GrpcBudget {
 
     fn on_success(&self, _now: Instant, _retried: Option<RetryCause>) {
         let max = self.max;
-        self.update(|t| (t + self.ratio).min(max));
+        self.update(|t| t.saturating_add(self.ratio).min(max));
     }
 }

@@ -20,21 +20,21 @@ pub enum BudgetSpec {
     Grpc {
         /// `max_tokens`, in (0, 1000].
         max_tokens: f64,
-        /// `token_ratio`, ≥ 0.001.
+        /// `token_ratio`, in [0.001, 1000].
         token_ratio: f64,
     },
     /// Finagle's retry budget ([`FinagleBudget`]).
     Finagle {
-        /// Retries as a percentage of requests.
+        /// Retries as a percentage of requests, in [0, 1000].
         percent: f64,
-        /// The sliding window.
+        /// The sliding window, whole seconds in [1 s, 1 h].
         ttl: Duration,
-        /// The floor, in retries per second.
+        /// The floor, in retries per second, in [0, 1e6].
         min_per_sec: f64,
     },
     /// The AWS SDKs' retry quota ([`AwsQuota`]).
     Aws {
-        /// The bucket's size (the SDKs use 500).
+        /// The bucket's size (the SDKs use 500), 1..=`u64::MAX`.
         capacity: u64,
     },
     /// gRPC's token bucket shared by many processes through Redis. Built by the
@@ -95,7 +95,11 @@ impl FromStr for BudgetSpec {
                 ttl: crate::spec::parse_duration("budget", ttl)?,
                 min_per_sec: num(min)?,
             },
-            ("aws", [capacity]) => BudgetSpec::Aws { capacity: capacity.parse().map_err(|_| bad())? },
+            ("aws", [capacity]) => BudgetSpec::Aws {
+                capacity: capacity
+                    .parse()
+                    .map_err(|_| ConfigError::invalid("budget", s, super::aws::CAPACITY_RANGE))?,
+            },
             ("redis", _) => {
                 // The URL has colons of its own: KEY, MAX and RATIO are the last three fields.
                 let mut tail = rest.rsplitn(4, ':');

@@ -159,7 +159,10 @@ impl Throttle for CubicThrottle {
             if c.capacity >= 0.0 {
                 Admission::Send
             } else {
-                Admission::Wait(Duration::from_secs_f64(-c.capacity / c.fill_rate))
+                // Saturates: a debt too deep for a `Duration` waits `Duration::MAX`.
+                Admission::Wait(
+                    Duration::try_from_secs_f64(-c.capacity / c.fill_rate).unwrap_or(Duration::MAX),
+                )
             }
         })
     }

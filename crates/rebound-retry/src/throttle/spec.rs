@@ -12,7 +12,7 @@ use std::sync::Arc;
 pub enum ThrottleSpec {
     /// Google's adaptive throttling with multiplier `k` ([`SreThrottle`]).
     Sre {
-        /// The multiplier K, ≥ 1 (the book uses 2).
+        /// The multiplier K, in [1, 1000] (the book uses 2).
         k: f64,
     },
     /// The AWS SDKs' adaptive rate limiter ([`CubicThrottle`]).
@@ -47,9 +47,7 @@ impl FromStr for ThrottleSpec {
         let spec = match s.split_once(':') {
             None if s == "cubic" => ThrottleSpec::Cubic,
             Some(("sre", k)) => ThrottleSpec::Sre {
-                k: k.parse().map_err(|_| {
-                    ConfigError::invalid("throttle", s, "sre:K with K a number >= 1, or cubic")
-                })?,
+                k: k.parse().map_err(|_| ConfigError::invalid("throttle", s, super::sre::K_RANGE))?,
             },
             _ => return Err(ConfigError::invalid("throttle", s, "sre:K or cubic")),
         };

@@ -27,6 +27,11 @@ struct State {
     window: Window,
 }
 
+/// The largest multiplier K.
+const MAX_K: f64 = 1000.0;
+/// The range of K, as error messages say it.
+pub(crate) const K_RANGE: &str = "sre:K with K a number >= 1 and <= 1000";
+
 /// The window the book uses: two minutes.
 const WINDOW_S: u64 = 120;
 
@@ -34,7 +39,7 @@ impl SreThrottle {
     /// A throttle with multiplier `k`, its draws seeded from entropy.
     ///
     /// # Errors
-    /// `k` not a finite number ≥ 1.
+    /// `k` not in [1, 1000] (the book uses 2; past 1000 the client never throttles itself).
     pub fn new(k: f64) -> Result<SreThrottle, ConfigError> {
         SreThrottle::new_seeded(k, rand::random())
     }
@@ -44,8 +49,8 @@ impl SreThrottle {
     /// # Errors
     /// As [`SreThrottle::new`].
     pub fn new_seeded(k: f64, seed: u64) -> Result<SreThrottle, ConfigError> {
-        if !(k.is_finite() && k >= 1.0) {
-            return Err(ConfigError::invalid("throttle", format!("sre:{k}"), "sre:K with K a number >= 1"));
+        if !(1.0..=MAX_K).contains(&k) {
+            return Err(ConfigError::invalid("throttle", format!("sre:{k}"), K_RANGE));
         }
         let state = State { rng: SmallRng::seed_from_u64(seed), window: Window::new(WINDOW_S) };
         Ok(SreThrottle { k, state: Mutex::new(state) })

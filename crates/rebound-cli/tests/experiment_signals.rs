@@ -1,0 +1,87 @@
+//! Ctrl-C during `rebound experiment live`'s outage: the SIGSTOPped `rebound serve` child is
+//! continued, killed and reaped before rebound exits 130 — never left stopped behind.
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rebound");
+
+/// `(pid, state)` of the children of `parent`, from /proc.
+fn children(parent: u32) -> Vec<(i32, char)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'.
+            let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+            let state = rest.next()?.chars().next()?;
+            let ppid: u32 = rest.next()?.parse().ok()?;
+            (ppid == parent).then_some((pid, state))
+        })
+        .collect()
+}
+
+/// Whether `pid` has ended (gone, or a zombie).
+fn ended(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
+        .unwrap_or(true)
+}
+
+#[test]
+fn ctrl_c_during_the_outage_reaps_the_stopped_server() {
+    let mut cli = Command::new(BIN)
+        .args(["experiment", "live", "--clients", "10", "--rate", "10/s", "--timeout", "1s"])
+        .args(["--warmup", "10s", "--outage", "60s", "--duration", "90s", "--json"])
+        .args(["--policy", "constant:base=100ms"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting rebound experiment live");
+    // The server is SIGSTOPped 10 s into the load: wait (bounded) for a stopped child.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let server = loop {
+        if let Some(&(pid, _)) = children(cli.id()).iter().find(|(_, state)| *state == 'T') {
+            break pid;
+        }
+        if Instant::now() > deadline || cli.try_wait().unwrap().is_some() {
+            let _ = cli.kill();
+            let _ = cli.wait();
+            panic!("no stopped server child within 60 s: {:?}", children(cli.id()));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    kill(Pid::from_raw(cli.id() as i32), Signal::SIGINT).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = cli.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = kill(Pid::from_raw(server), Signal::SIGCONT);
+            let _ = kill(Pid::from_raw(server), Signal::SIGKILL);
+            let _ = cli.kill();
+            let _ = cli.wait();
+            panic!("rebound experiment live still runs 20 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = cli.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("reaped"), "{stderr}");
+    // rebound waited for its child, so it is gone (a zombie would mean it was not reaped, but
+    // once rebound has exited the child is re-parented: accept either, never a live process).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ended(server) {
+        if Instant::now() > deadline {
+            let _ = kill(Pid::from_raw(server), Signal::SIGCONT);
+            let _ = kill(Pid::from_raw(server), Signal::SIGKILL);
+            panic!("the server child {server} outlived rebound experiment live");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
