@@ -57,6 +57,7 @@ pub mod advise;
 pub mod capacity;
 pub mod contend;
 pub mod delay;
+pub mod graph;
 pub mod map;
 pub mod queue;
 pub mod range;
