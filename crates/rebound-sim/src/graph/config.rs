@@ -17,7 +17,7 @@ pub const MAX_WORKERS: u32 = 1_000_000;
 /// One service: `workers` requests served at once, `queue` more waiting, the rest shed.
 ///
 /// # Default
-/// Named `server`, 64 workers, a queue of 256, S5's delay model as its service time, no
+/// Named `server`, 64 workers, a queue of 256, an exponential service time of mean 10 ms, no
 /// deadline propagation, no downstream calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -45,7 +45,7 @@ impl Default for ServiceConfig {
             name: "server".into(),
             workers: 64,
             queue: 256,
-            service_time: ServiceTime::S5,
+            service_time: ServiceTime::Exponential(Duration::from_millis(10)),
             deadline_propagation: false,
             calls: Vec::new(),
         }
@@ -70,7 +70,7 @@ pub struct CallConfig {
 }
 
 fn no_retries() -> Spec {
-    "none".parse().expect("`none` is a valid spec")
+    "constant:max-retries=0".parse().expect("a valid spec")
 }
 
 /// How long a worker spends on one request (its own work, downstream calls excluded).

@@ -9,9 +9,9 @@
 //! | | `clients.timeout` (per attempt), `clients.calls` (entry service) | duration, name | 2 s, first service |
 //! | service | `workers`: requests served at once | requests | 64 |
 //! | | `queue`: requests waiting for a worker; past it an arrival is *shed* | requests | 256 |
-//! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `s5` |
+//! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
 //! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
-//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=` included), `timeout` | name, spec, duration | —, `none`, users' timeout |
+//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
 //! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
 //!
 //! A request arriving at a service takes a free worker, or waits in the queue, or — the queue

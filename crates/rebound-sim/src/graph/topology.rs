@@ -57,7 +57,7 @@ impl Topology {
     /// `service.queue`, `service.call.to`, `clients.calls`, `outage.service`, ...) and the
     /// service.
     pub fn new(sc: &Scenario) -> Result<Topology, ScenarioError> {
-        let default = [ServiceConfig::default()];
+        let default = [ServiceConfig { service_time: ServiceTime::S5, ..ServiceConfig::default() }];
         let configs: &[ServiceConfig] = if sc.services.is_empty() { &default } else { &sc.services };
         if configs.len() > MAX_SERVICES {
             return Err(bad("service", configs.len().to_string(), "at most 64 services"));
