@@ -56,7 +56,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.bench {
         return bench(args.policies.first());
     }
-    let mut scenario = load_scenario(args.scenario.as_deref())?;
+    // A bad scenario is a usage error (exit 2), naming the file and the key.
+    let mut scenario = match load_scenario(args.scenario.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     if !args.policies.is_empty() {
         scenario.policies = args.policies.clone();
     }
@@ -65,13 +72,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     scenario.policies = scenario.policies_or_default();
     let reports: Vec<StormReport> = scenario.policies.par_iter().map(|p| storm::run(&scenario, p)).collect();
+    let stack = !scenario.services.is_empty();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&Output { scenario: &scenario, policies: &reports })?);
+    } else if stack {
+        print!("{}", crate::stack::render_text(&scenario, &reports));
     } else {
         print!("{}", render_text(&scenario, &reports));
     }
     if let Some(path) = &args.plot {
-        plot::draw(path, &panels(&scenario, &reports))?;
+        let panels =
+            if stack { crate::stack::panels(&scenario, &reports) } else { panels(&scenario, &reports) };
+        plot::draw(path, &panels)?;
         if !args.json {
             println!("plot: {}", path.display());
         }

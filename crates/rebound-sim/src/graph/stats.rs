@@ -119,6 +119,35 @@ pub struct ServiceReport {
     pub latency: LatencyHist,
 }
 
+impl ServiceReport {
+    /// The status line of seconds `[from, to)`: rates per second, then the queue and the
+    /// requests in flight at the end, then p50/p99 latency (± 9 %, see [`LatencyHist`]).
+    pub fn status_line(&self, from: usize, to: usize) -> String {
+        let to = to.min(self.series.len());
+        let pts = &self.series[from.min(to)..to];
+        let span = pts.len().max(1) as f64;
+        let rate = |f: fn(&ServicePoint) -> u64| pts.iter().map(f).sum::<u64>() as f64 / span;
+        let last = pts.last().copied().unwrap_or_default();
+        let q = |p| match self.latency.quantile_ms(from as u64, to as u64, p) {
+            Some(ms) => format!("{ms:.0}ms"),
+            None => "-".into(),
+        };
+        format!(
+            "first {:.1}/s, retries {:.1}/s, ok {:.1}/s, errors {:.1}/s, timedout {:.1}/s, shed {:.1}/s, queue {}, in flight {}, p50 {}, p99 {}",
+            rate(|p| p.first),
+            rate(|p| p.retries),
+            rate(|p| p.ok),
+            rate(|p| p.errors),
+            rate(|p| p.timedout),
+            rate(|p| p.shed),
+            last.queue,
+            last.in_flight,
+            q(0.5),
+            q(0.99)
+        )
+    }
+}
+
 /// Tallies, per user request, the attempts that reached each service, until all its work is
 /// finished; then adds them to the totals.
 #[derive(Debug, Default)]
