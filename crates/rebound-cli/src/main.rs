@@ -13,6 +13,7 @@ mod plot;
 mod schedule;
 mod serve;
 mod spec_help;
+mod stack;
 mod storm;
 mod sweep;
 mod table;

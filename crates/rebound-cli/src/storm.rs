@@ -59,7 +59,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.bench {
         return bench(args.policies.first());
     }
-    let mut scenario = load_scenario(args.scenario.as_deref())?;
+    // A bad scenario is a usage error (exit 2), naming the file and the key.
+    let mut scenario = match load_scenario(args.scenario.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return Ok(ExitCode::from(2));
+        }
+    };
     if !args.policies.is_empty() {
         scenario.policies = args.policies.clone();
     }
@@ -68,23 +75,31 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     scenario.policies = scenario.policies_or_default();
     let reports: Vec<StormReport> = scenario.policies.par_iter().map(|p| storm::run(&scenario, p)).collect();
+    let stack = !scenario.services.is_empty();
+    let text = || {
+        if stack {
+            crate::stack::render_text(&scenario, &reports)
+        } else {
+            render_text(&scenario, &reports)
+        }
+    };
+    let charts =
+        || if stack { crate::stack::panels(&scenario, &reports) } else { panels(&scenario, &reports) };
     if args.json {
         println!("{}", document(&scenario, &reports)?);
     } else {
-        print!("{}", render_text(&scenario, &reports));
+        print!("{}", text());
     }
     if let Some(path) = &args.plot {
-        plot::draw(path, &panels(&scenario, &reports))?;
+        plot::draw(path, &charts())?;
         if !args.json {
             println!("plot: {}", path.display());
         }
     }
     if let Some(path) = &args.html {
         crate::html::Report::new("rebound storm")
-            .text("Scenario, status lines and summary", &render_text(&scenario, &reports))
-            .chart("Goodput and concurrency (outage shaded)", |p| {
-                plot::draw(p, &panels(&scenario, &reports))
-            })?
+            .text("Scenario, status lines and summary", &text())
+            .chart("Goodput and concurrency (outage shaded)", |p| plot::draw(p, &charts()))?
             .write(path)?;
     }
     Ok(ExitCode::SUCCESS)

@@ -36,6 +36,16 @@
 //!
 //! See [`server`] for the server's exact behaviour and [`report`] for the verdicts.
 //!
+//! ## The service graph ([`graph`])
+//! A scenario may instead list `[[service]]`s — workers, a queue (past which arrivals are shed),
+//! a service-time distribution, deadline propagation — and the `[[service.call]]`s each makes
+//! while serving a request, each with its own retry policy and timeout; users call one of them,
+//! in a closed loop (`count`, `think`) or an open loop (`rate`). The outage hits one service.
+//! Every run, S5's one server included, is this engine's: S5's `[server]` is a graph of one
+//! `s5` service. Per service it reports attempts (first attempts and retries), goodput, errors,
+//! timeouts, shedding, queue, requests in flight, latency, and *amplification*: attempts that
+//! reached it per user request (see [`graph`] for the exact model and units).
+//!
 //! ## The capacity model ([`capacity`], S2)
 //! One processor, a bounded queue, a processor-time cost for every refusal, and clients in a
 //! closed loop: the model of Thain's figure, where fixed-interval retries starve the server.
@@ -57,6 +67,7 @@ pub mod advise;
 pub mod capacity;
 pub mod contend;
 pub mod delay;
+pub mod graph;
 pub mod map;
 pub mod queue;
 pub mod range;

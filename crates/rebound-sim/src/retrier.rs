@@ -26,6 +26,9 @@ pub struct Retrier {
     /// What each client's last granted retry followed, for the budget's accounting.
     retried: Vec<Option<RetryCause>>,
     base: Instant,
+    /// The spec and seed, to give clients added by [`Retrier::grow`] their own state.
+    spec: Spec,
+    seed: u64,
 }
 
 #[derive(Debug)]
@@ -70,6 +73,21 @@ impl Retrier {
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
             base: Instant::now(),
+            spec: spec.clone(),
+            seed,
+        }
+    }
+
+    /// Makes room for clients up to `clients` (exclusive), each with its own backoff seeded as
+    /// [`Retrier::new`] seeds it: for populations that grow during a run (open-loop users, the
+    /// request slots of a simulated service). Never shrinks.
+    pub fn grow(&mut self, clients: u32) {
+        if let (Backoffs::PerCall(b), Some(policy)) = (&mut self.backoff, self.spec.policy()) {
+            let from = b.len() as u32;
+            b.extend((from..clients).map(|c| policy.backoff_seeded(client_seed(self.seed, c))));
+        }
+        if self.spec.budget().is_some() && self.retried.len() < clients as usize {
+            self.retried.resize(clients as usize, None);
         }
     }
 

@@ -75,12 +75,17 @@ pub struct Scenario {
     pub server: Server,
     /// What goes wrong.
     pub outage: Outage,
+    /// The services (`[[service]]`), users' entry point first by default; empty means one S5
+    /// server configured by `[server]` (see [`crate::graph`]).
+    #[serde(rename = "service", skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<crate::graph::ServiceConfig>,
     /// Retry policies to compare, as Rebound specs; empty means [`default_policies`].
     pub policies: Vec<Spec>,
 }
 
-/// The client population (S5's client flags).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// The client population (S5's client flags): a closed loop of `count` users thinking `think`
+/// between requests, or an open loop of Poisson arrivals at `rate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Clients {
     /// Number of clients (default 1000), in [1, 10,000,000].
@@ -92,6 +97,13 @@ pub struct Clients {
     /// Per-attempt timeout (default 2 s), > 0.
     #[serde(with = "crate::serde_duration")]
     pub timeout: Duration,
+    /// Open loop: new user requests arrive as a Poisson process at this rate (`"500/s"`),
+    /// whatever happens to earlier ones; `count` and `think` are then unused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<crate::graph::Rate>,
+    /// The service users call (a `[[service]]` name); default: the first one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<String>,
 }
 
 /// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
@@ -129,9 +141,12 @@ pub enum BacklogFull {
 }
 
 /// What goes wrong, from `start` to `end`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Outage {
+    /// The service it hits (a `[[service]]` name); default: the one users call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
     /// The kind (default `pause`).
     pub kind: OutageKind,
     /// When it begins (default 15 s).
@@ -162,7 +177,13 @@ pub enum OutageKind {
 
 impl Default for Clients {
     fn default() -> Self {
-        Clients { count: 1000, think: Duration::from_secs(10), timeout: Duration::from_secs(2) }
+        Clients {
+            count: 1000,
+            think: Duration::from_secs(10),
+            timeout: Duration::from_secs(2),
+            rate: None,
+            calls: None,
+        }
     }
 }
 
@@ -184,6 +205,7 @@ impl Default for Server {
 impl Default for Outage {
     fn default() -> Self {
         Outage {
+            service: None,
             kind: OutageKind::Pause,
             start: Duration::from_secs(15),
             end: Duration::from_secs(45),
@@ -201,6 +223,7 @@ impl Default for Scenario {
             clients: Clients::default(),
             server: Server::default(),
             outage: Outage::default(),
+            services: Vec::new(),
             policies: Vec::new(),
         }
     }
@@ -296,7 +319,7 @@ impl Scenario {
         if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
             return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
         }
-        Ok(())
+        crate::graph::Topology::new(self).map(|_| ())
     }
 }
 

@@ -17,3 +17,23 @@ pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error
     humantime::parse_duration(s.trim())
         .map_err(|_| de::Error::custom(format!("`{s}` is not a duration such as 100ms, 2s or 15m")))
 }
+
+/// An optional duration, absent when not given.
+pub mod option {
+    use serde::{Deserializer, Serializer};
+    use std::time::Duration;
+
+    /// Serializes `Some` as a humantime string and `None` as nothing (use with
+    /// `skip_serializing_if = "Option::is_none"`) or unit.
+    pub fn serialize<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => super::serialize(d, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Deserializes a humantime string into `Some`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        super::deserialize(d).map(Some)
+    }
+}

@@ -1,0 +1,288 @@
+//! The service graph's scenario keys: `[[service]]`, `[[service.call]]`, service-time
+//! distributions and open-loop rates, with their parsing and ranges.
+
+use rand::Rng;
+use rand_distr::{Distribution, Exp, LogNormal};
+use rebound_retry::Spec;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Most services in one scenario.
+pub const MAX_SERVICES: usize = 64;
+/// Most downstream calls one service makes per request.
+pub const MAX_CALLS: usize = 16;
+/// Most workers (or queue places) of one service.
+pub const MAX_WORKERS: u32 = 1_000_000;
+
+/// One service: `workers` requests served at once, `queue` more waiting, the rest shed.
+///
+/// # Default
+/// Named `server`, 64 workers, a queue of 256, an exponential service time of mean 10 ms, no
+/// deadline propagation, no downstream calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServiceConfig {
+    /// The service's name, unique in the scenario, 1 to 64 characters.
+    pub name: String,
+    /// Requests served at once, in [1, 1,000,000] (ignored by `s5`, which has no limit).
+    pub workers: u32,
+    /// Requests waiting for a worker, in [0, 1,000,000]; an arrival past them is shed (refused
+    /// at once). For `s5`: see `[server] backlog`.
+    pub queue: u32,
+    /// The time a worker spends on a request besides its downstream calls.
+    pub service_time: ServiceTime,
+    /// `true`: a request whose caller already gave up on it (timed out) is dropped when a
+    /// worker takes it from the queue, instead of being served.
+    pub deadline_propagation: bool,
+    /// Downstream calls made, in order, while serving a request (after its own service time).
+    #[serde(rename = "call")]
+    pub calls: Vec<CallConfig>,
+}
+
+impl Default for ServiceConfig {
+    fn default() -> Self {
+        ServiceConfig {
+            name: "server".into(),
+            workers: 64,
+            queue: 256,
+            service_time: ServiceTime::Exponential(Duration::from_millis(10)),
+            deadline_propagation: false,
+            calls: Vec::new(),
+        }
+    }
+}
+
+/// A downstream call: which service, with which retry policy, and how long to wait for each
+/// attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CallConfig {
+    /// The service called (a `[[service]]` name).
+    pub to: String,
+    /// The caller's retry policy for this call, as a Rebound spec (`budget=` and `throttle=`
+    /// included; one budget and one throttle per calling service and call, shared by its
+    /// workers). Default `none`: no retries.
+    #[serde(default = "no_retries")]
+    pub policy: Spec,
+    /// Per-attempt timeout; default: the users' `clients.timeout`.
+    #[serde(default, with = "crate::serde_duration::option")]
+    pub timeout: Option<Duration>,
+}
+
+fn no_retries() -> Spec {
+    "constant:max-retries=0".parse().expect("a valid spec")
+}
+
+/// How long a worker spends on one request (its own work, downstream calls excluded).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ServiceTime {
+    /// Always the same.
+    Constant(Duration),
+    /// Exponentially distributed with this mean (a memoryless server: M/M/c).
+    Exponential(Duration),
+    /// Log-normal with this median and 99th percentile: `σ = ln(p99 / p50) / z₀.₉₉`,
+    /// `z₀.₉₉ = 2.3263`.
+    LogNormal {
+        /// The median.
+        p50: Duration,
+        /// The 99th percentile, ≥ p50.
+        p99: Duration,
+    },
+    /// S5's server ([`crate::server`]): delay grows with concurrency, per `[server]`; no worker
+    /// limit, no queue beyond the accept backlog.
+    S5,
+}
+
+/// The standard normal's 99th percentile.
+const Z99: f64 = 2.326_347_874;
+
+/// A service-time distribution ready to sample, in nanoseconds.
+#[derive(Debug, Clone, Copy)]
+pub enum Sampler {
+    /// Always this many nanoseconds.
+    Constant(f64),
+    /// Exponential.
+    Exponential(Exp<f64>),
+    /// Log-normal.
+    LogNormal(LogNormal<f64>),
+}
+
+impl Sampler {
+    /// One service time, in nanoseconds (at least 1).
+    pub fn sample<R: Rng>(&self, rng: &mut R) -> f64 {
+        let v = match self {
+            Sampler::Constant(v) => *v,
+            Sampler::Exponential(e) => e.sample(rng),
+            Sampler::LogNormal(l) => l.sample(rng),
+        };
+        v.clamp(1.0, 1e15)
+    }
+}
+
+impl ServiceTime {
+    /// The sampler, or `None` for `s5` (which has no per-request service time).
+    pub fn sampler(&self) -> Option<Sampler> {
+        let ns = |d: &Duration| d.as_nanos() as f64;
+        Some(match self {
+            ServiceTime::Constant(d) => Sampler::Constant(ns(d)),
+            ServiceTime::Exponential(m) => Sampler::Exponential(Exp::new(1.0 / ns(m)).ok()?),
+            ServiceTime::LogNormal { p50, p99 } => {
+                let sigma = (ns(p99) / ns(p50)).ln() / Z99;
+                Sampler::LogNormal(LogNormal::new(ns(p50).ln(), sigma).ok()?)
+            }
+            ServiceTime::S5 => return None,
+        })
+    }
+
+    /// The mean service time, for capacity estimates (`None` for `s5`).
+    pub fn mean(&self) -> Option<Duration> {
+        match *self {
+            ServiceTime::Constant(d) | ServiceTime::Exponential(d) => Some(d),
+            ServiceTime::LogNormal { p50, p99 } => {
+                let sigma = (p99.as_secs_f64() / p50.as_secs_f64()).ln() / Z99;
+                Some(p50.mul_f64((sigma * sigma / 2.0).exp()))
+            }
+            ServiceTime::S5 => None,
+        }
+    }
+}
+
+const SERVICE_TIME_FORMS: &str =
+    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h) or `s5`";
+
+fn duration(s: &str) -> Option<Duration> {
+    let d = humantime::parse_duration(s.trim()).ok()?;
+    (!d.is_zero() && d <= Duration::from_secs(3600)).then_some(d)
+}
+
+impl std::str::FromStr for ServiceTime {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid service_time `{s}`: must be {SERVICE_TIME_FORMS}");
+        if s.trim() == "s5" {
+            return Ok(ServiceTime::S5);
+        }
+        let (kind, args) = s.split_once(':').ok_or_else(bad)?;
+        match kind.trim() {
+            "constant" => duration(args).map(ServiceTime::Constant).ok_or_else(bad),
+            "exponential" => duration(args).map(ServiceTime::Exponential).ok_or_else(bad),
+            "lognormal" => {
+                let (mut p50, mut p99) = (None, None);
+                for kv in args.split(',') {
+                    match kv.split_once('=').map(|(k, v)| (k.trim(), v)) {
+                        Some(("p50", v)) => p50 = Some(duration(v).ok_or_else(bad)?),
+                        Some(("p99", v)) => p99 = Some(duration(v).ok_or_else(bad)?),
+                        _ => return Err(bad()),
+                    }
+                }
+                match (p50, p99) {
+                    (Some(p50), Some(p99)) if p50 <= p99 => Ok(ServiceTime::LogNormal { p50, p99 }),
+                    _ => Err(bad()),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl std::fmt::Display for ServiceTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let h = |d: &Duration| humantime::format_duration(*d).to_string();
+        match self {
+            ServiceTime::Constant(d) => write!(f, "constant:{}", h(d)),
+            ServiceTime::Exponential(d) => write!(f, "exponential:{}", h(d)),
+            ServiceTime::LogNormal { p50, p99 } => write!(f, "lognormal:p50={},p99={}", h(p50), h(p99)),
+            ServiceTime::S5 => f.write_str("s5"),
+        }
+    }
+}
+
+impl Serialize for ServiceTime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ServiceTime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// An open-loop arrival rate: `"500/s"`, `"30/m"` or `"3600/h"`, in (0, 10,000,000] per second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    /// Arrivals per second.
+    pub per_s: f64,
+}
+
+impl std::str::FromStr for Rate {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid rate `{s}`: must be N/s, N/m or N/h with 0 < N/s <= 10000000");
+        let (n, unit) = s.split_once('/').ok_or_else(bad)?;
+        let n: f64 = n.trim().parse().map_err(|_| bad())?;
+        let per_s = match unit.trim() {
+            "s" => n,
+            "m" | "min" => n / 60.0,
+            "h" => n / 3600.0,
+            _ => return Err(bad()),
+        };
+        if !(per_s.is_finite() && per_s > 0.0 && per_s <= 1e7) {
+            return Err(bad());
+        }
+        Ok(Rate { per_s })
+    }
+}
+
+impl Serialize for Rate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}/s", self.per_s))
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn service_times_parse_and_print() {
+        for s in ["constant:10ms", "exponential:5ms", "lognormal:p50=20ms,p99=120ms", "s5"] {
+            let t: ServiceTime = s.parse().unwrap();
+            assert_eq!(t.to_string(), s);
+        }
+        for bad in ["constant:0s", "lognormal:p50=20ms", "lognormal:p50=2s,p99=1s", "uniform:1s", "exp:1s"] {
+            assert!(bad.parse::<ServiceTime>().unwrap_err().contains("service_time"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn lognormal_hits_its_percentiles() {
+        let t: ServiceTime = "lognormal:p50=20ms,p99=120ms".parse().unwrap();
+        let s = t.sampler().unwrap();
+        let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(7);
+        let mut v: Vec<f64> = (0..100_000).map(|_| s.sample(&mut rng)).collect();
+        v.sort_by(f64::total_cmp);
+        assert!((v[50_000] / 20e6 - 1.0).abs() < 0.03, "{}", v[50_000]);
+        assert!((v[99_000] / 120e6 - 1.0).abs() < 0.05, "{}", v[99_000]);
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!("500/s".parse::<Rate>().unwrap().per_s, 500.0);
+        assert_eq!("60/m".parse::<Rate>().unwrap().per_s, 1.0);
+        for bad in ["0/s", "500", "-1/s", "5/d", "1e9/s"] {
+            assert!(bad.parse::<Rate>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The event loop: users and services, one event queue, one simulated clock.
+
+use super::service::{Svc, SvcKind};
+use super::stats::Roots;
+use super::topology::Topology;
+use super::users::User;
+use crate::queue::{nanos, EventQueue, Nanos, SECOND};
+use crate::report::Recorder;
+use crate::retrier::{client_seed, Retrier};
+use crate::scenario::{OutageKind, Scenario};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use rand_distr::Exp;
+use rebound_retry::Spec;
+
+/// FIFO lanes of the event queue: events scheduled a fixed time ahead.
+pub(super) const TICKS: usize = 0;
+pub(super) const TIMEOUTS: usize = 1;
+
+/// Who sent an attempt and waits for its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Caller {
+    /// A user.
+    User(u32),
+    /// Request slot `.1` of service `.0`, making a call.
+    Job(u16, u32),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Ev {
+    /// A closed-loop user starts a request.
+    Think(u32),
+    /// The next open-loop user request arrives.
+    Arrive,
+    Retry(u32),
+    /// A send the throttle has already admitted (after its pacing wait).
+    Admitted(u32),
+    Timeout(u32, u32),
+    /// An `s5` service's tick: service, slot, generation.
+    Tick(u16, u32, u32),
+    /// A worker finished its own work on a request: service, slot, generation.
+    Work(u16, u32, u32),
+    /// A call's retry is due: service, slot, generation.
+    CallRetry(u16, u32, u32),
+    /// A call's send the throttle admitted: service, slot, generation.
+    CallAdmitted(u16, u32, u32),
+    /// A call attempt's timeout: service, slot, attempt number.
+    CallTimeout(u16, u32, u32),
+    /// An answer to a call, held while the caller was paused: service, slot, attempt, ok.
+    Reply(u16, u32, u32, bool),
+    OutageStart,
+    OutageEnd,
+}
+
+/// How long [`run`] simulates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Until {
+    /// To the scenario's end.
+    End,
+    /// Until the verdict cannot change: after the outage, an `s5` entry service whose delay at
+    /// its current concurrency exceeds the whole run can answer nothing before the end (every
+    /// request is younger than the run), so its concurrency can only grow. The run stops there;
+    /// goodput, and so `recovered` and `recovery_s`, are exactly those of a full run, while the
+    /// other totals cover only the simulated part. For `rebound map`'s hundreds of cells.
+    Decided,
+}
+
+pub(super) struct Engine<'a> {
+    pub sc: &'a Scenario,
+    pub topo: Topology,
+    pub q: EventQueue<Ev>,
+    pub rng: SmallRng,
+    pub think: Exp<f64>,
+    pub arrivals: Option<(Exp<f64>, SmallRng)>,
+    pub timeout: Nanos,
+    pub users: Vec<User>,
+    pub free_users: Vec<u32>,
+    pub retrier: Retrier,
+    pub svcs: Vec<Svc>,
+    pub roots: Roots,
+    pub rec: Recorder,
+    /// The next second whose end-of-second service state is not yet recorded.
+    pub sampled: u64,
+}
+
+/// Runs `scenario` with its users following `spec`, as far as `until` says: the raw engine
+/// behind [`crate::storm::run`].
+pub fn run(scenario: &Scenario, spec: &Spec, until: Until) -> crate::StormReport {
+    let mut e = Engine::new(scenario, spec);
+    let end = nanos(scenario.duration);
+    let outage_over = match scenario.outage.kind {
+        OutageKind::None => 0,
+        _ => nanos(scenario.outage.end),
+    };
+    let mut next_check = outage_over.max(SECOND);
+    let entry = e.topo.entry;
+    while let Some((t, ev)) = e.q.pop() {
+        if t >= end {
+            break;
+        }
+        e.advance(t);
+        e.dispatch(t, ev);
+        let c = e.svcs[entry].in_flight();
+        e.rec.concurrency(t, c);
+        if until == Until::Decided && t >= next_check {
+            if let SvcKind::S5(server) = &mut e.svcs[entry].kind {
+                if server.past_saving(end) {
+                    break;
+                }
+            }
+            next_check = t + SECOND;
+        }
+    }
+    e.advance(end);
+    e.finish(spec)
+}
+
+impl<'a> Engine<'a> {
+    fn new(sc: &'a Scenario, spec: &Spec) -> Engine<'a> {
+        let topo = Topology::new(sc).expect("a validated scenario has a valid topology");
+        let open = sc.clients.rate.map(|r| {
+            let rng = SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 8192));
+            (Exp::new(r.per_s).expect("rate > 0 is validated"), rng)
+        });
+        let n = if open.is_some() { 0 } else { sc.clients.count };
+        let end = nanos(sc.duration);
+        let svcs = (0..topo.nodes.len()).map(|i| Svc::new(sc, &topo, i)).collect();
+        let mut e = Engine {
+            sc,
+            q: EventQueue::new(),
+            rng: SmallRng::seed_from_u64(sc.seed),
+            think: Exp::new(1.0 / sc.clients.think.as_secs_f64()).expect("think > 0 is validated"),
+            arrivals: open,
+            timeout: nanos(sc.clients.timeout),
+            users: vec![User::default(); n as usize],
+            free_users: Vec::new(),
+            retrier: Retrier::new(spec, n, sc.seed),
+            svcs,
+            roots: Roots::new(topo.nodes.len()),
+            rec: Recorder::new(end),
+            sampled: 0,
+            topo,
+        };
+        if e.arrivals.is_some() {
+            e.next_arrival(0);
+        } else {
+            for c in 0..n {
+                e.think_then_send(0, c);
+            }
+        }
+        if sc.outage.kind != OutageKind::None {
+            e.q.push(nanos(sc.outage.start), Ev::OutageStart);
+            e.q.push(nanos(sc.outage.end), Ev::OutageEnd);
+        }
+        e
+    }
+
+    /// Advances the time integrals to `t` and records the state at the end of every second
+    /// that ended before `t`.
+    fn advance(&mut self, t: Nanos) {
+        while (self.sampled + 1) * SECOND <= t {
+            let i = self.sampled as usize;
+            for s in &mut self.svcs {
+                s.sample(i);
+            }
+            self.sampled += 1;
+        }
+        for s in &mut self.svcs {
+            s.advance(t);
+        }
+    }
+
+    fn dispatch(&mut self, t: Nanos, ev: Ev) {
+        match ev {
+            Ev::Think(c) => self.user_start(t, c),
+            Ev::Arrive => self.user_arrive(t),
+            Ev::Retry(c) => self.user_send(t, c),
+            Ev::Admitted(c) => self.user_send_now(t, c),
+            Ev::Timeout(c, seq) => self.user_timeout(t, c, seq),
+            Ev::Tick(s, slot, gen) => self.s5_tick(t, s, slot, gen),
+            Ev::OutageStart => self.outage_start(t),
+            Ev::OutageEnd => self.outage_end(t),
+            other => self.service_event(t, other),
+        }
+    }
+
+    /// Delivers an answer to `caller`'s attempt `seq`, if it still waits for it.
+    pub fn reply(&mut self, t: Nanos, caller: Caller, seq: u32, ok: bool) {
+        match caller {
+            Caller::User(u) => self.user_reply(t, u, seq, ok),
+            Caller::Job(s, j) => self.call_reply(t, s, j, seq, ok),
+        }
+    }
+
+    fn outage_start(&mut self, t: Nanos) {
+        let s = self.topo.outage_target;
+        match self.sc.outage.kind {
+            OutageKind::Pause => self.pause(s),
+            OutageKind::HardDown => self.go_down(t, s),
+            OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
+            OutageKind::None => {}
+        }
+    }
+
+    fn outage_end(&mut self, t: Nanos) {
+        let s = self.topo.outage_target;
+        match self.sc.outage.kind {
+            OutageKind::Pause => self.resume(t, s),
+            OutageKind::HardDown => self.svcs[s].come_up(),
+            OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
+            OutageKind::None => {}
+        }
+    }
+}

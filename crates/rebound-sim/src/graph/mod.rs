@@ -1,0 +1,64 @@
+//! The service graph: users calling a stack of services that call each other, with retries at
+//! every hop. The one engine behind `rebound storm`, `map` and `advise`.
+//!
+//! ## The model
+//! | part | key | unit | default |
+//! |---|---|---|---|
+//! | users, closed loop (S5) | `clients.count`, `clients.think` (mean, exponential) | users, duration | 1000, 10 s |
+//! | users, open loop | `clients.rate`: Poisson arrivals, e.g. `"500/s"` | requests/s | — |
+//! | | `clients.timeout` (per attempt), `clients.calls` (entry service) | duration, name | 2 s, first service |
+//! | service | `workers`: requests served at once | requests | 64 |
+//! | | `queue`: requests waiting for a worker; past it an arrival is *shed* | requests | 256 |
+//! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
+//! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
+//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
+//! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
+//!
+//! A request arriving at a service takes a free worker, or waits in the queue, or — the queue
+//! full — is shed: refused at once, an error to its caller. A worker spends the sampled service
+//! time on the request (× `outage.slowdown` during a capacity cut), then makes its calls in order;
+//! the worker stays busy while it waits for them. Each call is an attempt with its own timeout;
+//! on an error or a timeout the calling service's policy for that call decides whether to retry
+//! and after what wait. A call that fails for good (the policy gave up, or no retries) makes the
+//! service answer its own caller with an error; its callers then apply their policies. A caller
+//! that times out abandons the attempt, but the callee keeps working on it (it does not know)
+//! unless it has `deadline_propagation`, which drops it when it leaves the queue. The network
+//! adds no delay.
+//!
+//! The `s5` service time is S5's server ([`crate::server`]): no worker limit, a response time
+//! that grows with the number of requests in it, per `[server]`; it makes no calls. A scenario
+//! without `[[service]]` is one such service, named `server`: S5's experiment.
+//!
+//! Outages: `hard-down` fails every request in the service (their callers see an error) and
+//! refuses arrivals; `pause` freezes it (arrivals wait in the queue or are shed, and its timers —
+//! work, retries, call timeouts, answers to its calls — fire at resume); `capacity-cut`
+//! multiplies service times.
+//!
+//! ## What is counted
+//! Per service, per simulated second: *attempts* arriving (first attempts of a call or user
+//! request, and retries), answered OK (*goodput*), answered with an error, attempts its callers
+//! timed out on, *shed* arrivals, requests dropped by deadline propagation (*expired*), and,
+//! at the end of the second, the queue and the requests in the service (queued or in service).
+//! Latency is from arrival to answer, answered requests only.
+//!
+//! *Amplification* of a service = attempts that reached it (shed and refused ones included) on
+//! behalf of user requests, divided by those user requests, counting every user request whose
+//! work was all finished by the end of the run (the user's answer and every request it caused
+//! downstream, abandoned ones included). With three retries at each of three layers and a dead
+//! bottom, it is 4 × 4 × 4 = 64 at the bottom.
+
+mod config;
+mod engine;
+mod finish;
+mod serve;
+mod service;
+mod stats;
+mod topology;
+mod users;
+
+pub use config::{
+    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_CALLS, MAX_SERVICES, MAX_WORKERS,
+};
+pub use engine::{run, Until};
+pub use stats::{LatencyHist, ServicePoint, ServiceReport};
+pub use topology::{Edge, Node, Topology};

@@ -1,0 +1,316 @@
+//! How a service handles a request: admit, queue or shed it; work; make its calls with its
+//! policies; answer its caller. And what outages do to it.
+
+use super::engine::{Caller, Engine, Ev, TICKS};
+use super::service::SvcKind;
+use crate::queue::{nanos, Nanos};
+use crate::server::{Arrival, TickResult};
+use rebound_retry::budget::RetryCause;
+use rebound_retry::throttle::Admission;
+
+impl Engine<'_> {
+    /// An attempt of `caller` arrives at service `s`. `false`: refused at once (down or shed):
+    /// the caller has an error now. `true`: the caller will get an answer or time out.
+    pub(super) fn arrive(
+        &mut self,
+        t: Nanos,
+        s: usize,
+        caller: Caller,
+        seq: u32,
+        root: u32,
+        first: bool,
+    ) -> bool {
+        self.roots.hit(root, s);
+        let svc = &mut self.svcs[s];
+        let down = svc.down;
+        let p = svc.point(t);
+        if first {
+            p.first += 1;
+        } else {
+            p.retries += 1;
+        }
+        if down {
+            p.errors += 1;
+            return false;
+        }
+        let j = svc.alloc(caller, seq, root, t);
+        self.roots.retain(root);
+        let svc = &mut self.svcs[s];
+        match &mut svc.kind {
+            SvcKind::S5(server) => match server.arrive(j, 0, t) {
+                Arrival::Admitted { slot, gen } => {
+                    let tick = server.tick();
+                    self.q.push_lane(TICKS, t + tick, Ev::Tick(s as u16, slot, gen));
+                }
+                Arrival::Queued => {}
+                full @ (Arrival::Dropped | Arrival::Refused) => {
+                    // The accept backlog is full: dropped (the caller times out) or refused.
+                    let dropped = full == Arrival::Dropped;
+                    self.drop_job(t, s, j);
+                    self.svcs[s].point(t).shed += 1;
+                    return dropped;
+                }
+            },
+            SvcKind::Workers { idle, queue, cap, .. } => {
+                if !svc.paused && !idle.is_empty() {
+                    self.start(t, s, j);
+                } else if queue.len() < *cap {
+                    queue.push_back(j);
+                } else {
+                    self.drop_job(t, s, j);
+                    self.svcs[s].point(t).shed += 1;
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Frees a request that gets no answer from this service.
+    fn drop_job(&mut self, _t: Nanos, s: usize, j: u32) {
+        let job = self.svcs[s].release(j);
+        self.roots.release(job.root);
+    }
+
+    /// A worker takes request `j` (one is idle).
+    fn start(&mut self, t: Nanos, s: usize, j: u32) {
+        let svc = &mut self.svcs[s];
+        let SvcKind::Workers { sampler, idle, busy, .. } = &mut svc.kind else { return };
+        let w = idle.pop().expect("start is called with an idle worker");
+        *busy += 1;
+        let d = sampler.sample(&mut svc.rng) * svc.slowdown;
+        let job = &mut svc.jobs[j as usize];
+        job.worker = w;
+        let gen = job.gen;
+        self.q.push(t.saturating_add(d.min(1e18) as Nanos), Ev::Work(s as u16, j, gen));
+    }
+
+    /// Gives idle workers to queued requests, dropping those whose caller gave up when the
+    /// service propagates deadlines.
+    fn take_from_queue(&mut self, t: Nanos, s: usize) {
+        let propagate = self.topo.nodes[s].deadline_propagation;
+        loop {
+            let svc = &mut self.svcs[s];
+            let SvcKind::Workers { idle, queue, .. } = &mut svc.kind else { return };
+            if svc.paused || idle.is_empty() {
+                return;
+            }
+            let Some(j) = queue.pop_front() else { return };
+            let job = svc.jobs[j as usize];
+            if propagate && !self.caller_waits(job.caller, job.caller_seq) {
+                self.svcs[s].point(t).expired += 1;
+                self.drop_job(t, s, j);
+                continue;
+            }
+            self.start(t, s, j);
+        }
+    }
+
+    fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
+        match caller {
+            Caller::User(u) => {
+                let u = self.users[u as usize];
+                u.waiting && u.seq == seq
+            }
+            Caller::Job(s, j) => {
+                let job = self.svcs[s as usize].jobs[j as usize];
+                job.live && job.waiting && job.seq == seq
+            }
+        }
+    }
+
+    pub(super) fn s5_tick(&mut self, t: Nanos, s: u16, slot: u32, gen: u32) {
+        let SvcKind::S5(server) = &mut self.svcs[s as usize].kind else { return };
+        match server.tick_at(slot, gen, t) {
+            TickResult::Answered { client, residence, .. } => {
+                self.answer_after(t, s as usize, client, true, residence)
+            }
+            TickResult::Again => {
+                let at = t + server.tick();
+                self.q.push_lane(TICKS, at, Ev::Tick(s, slot, gen))
+            }
+            TickResult::Nothing => {}
+        }
+    }
+
+    /// Service events: held while the service is paused.
+    pub(super) fn service_event(&mut self, t: Nanos, ev: Ev) {
+        let (s, j, x) = match ev {
+            Ev::Work(s, j, x)
+            | Ev::CallRetry(s, j, x)
+            | Ev::CallAdmitted(s, j, x)
+            | Ev::CallTimeout(s, j, x) => (s, j, x),
+            Ev::Reply(s, j, seq, ok) => return self.call_reply(t, s, j, seq, ok),
+            _ => return,
+        };
+        let svc = &mut self.svcs[s as usize];
+        if svc.paused {
+            return svc.held.push(ev);
+        }
+        let job = svc.jobs[j as usize];
+        match ev {
+            Ev::CallTimeout(..) if job.live && job.waiting && job.seq == x => {
+                let to = self.topo.nodes[s as usize].calls[job.call as usize].to;
+                self.svcs[to].point(t).timedout += 1;
+                self.call_failed(t, s, j, RetryCause::Timeout, true);
+            }
+            Ev::CallTimeout(..) => {}
+            _ if !job.live || job.gen != x => {}
+            Ev::Work(..) => self.call_start(t, s, j),
+            Ev::CallRetry(..) => self.call_send(t, s, j),
+            Ev::CallAdmitted(..) => self.call_send_now(t, s, j),
+            _ => {}
+        }
+    }
+
+    /// Starts call `job.call`, or answers OK when every call is done.
+    fn call_start(&mut self, t: Nanos, s: u16, j: u32) {
+        let job = &mut self.svcs[s as usize].jobs[j as usize];
+        let k = job.call as usize;
+        if k >= self.topo.nodes[s as usize].calls.len() {
+            return self.answer(t, s as usize, j, true);
+        }
+        job.tries = 0;
+        let w = job.worker;
+        self.svcs[s as usize].retriers[k].start(w, t);
+        self.call_send(t, s, j);
+    }
+
+    fn call_send(&mut self, t: Nanos, s: u16, j: u32) {
+        let svc = &self.svcs[s as usize];
+        let job = svc.jobs[j as usize];
+        match svc.retriers[job.call as usize].admit(t) {
+            Admission::Send => self.call_send_now(t, s, j),
+            Admission::Wait(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallAdmitted(s, j, job.gen)),
+            Admission::Reject => self.call_failed(t, s, j, RetryCause::Error, false),
+        }
+    }
+
+    fn call_send_now(&mut self, t: Nanos, s: u16, j: u32) {
+        let job = &mut self.svcs[s as usize].jobs[j as usize];
+        job.seq = job.seq.wrapping_add(1);
+        job.waiting = true;
+        let (seq, root, first) = (job.seq, job.root, job.tries == 0);
+        job.tries = job.tries.saturating_add(1);
+        let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
+        let (to, timeout) = (edge.to, edge.timeout);
+        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first) {
+            return self.call_reply(t, s, j, seq, false);
+        }
+        self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
+    }
+
+    /// The answer to request `j`'s call attempt `seq`.
+    pub(super) fn call_reply(&mut self, t: Nanos, s: u16, j: u32, seq: u32, ok: bool) {
+        let svc = &mut self.svcs[s as usize];
+        let job = svc.jobs[j as usize];
+        if !(job.live && job.waiting && job.seq == seq) {
+            return;
+        }
+        if svc.paused {
+            return svc.held.push(Ev::Reply(s, j, seq, ok));
+        }
+        if ok {
+            let job = &mut svc.jobs[j as usize];
+            job.waiting = false;
+            let (k, w) = (job.call as usize, job.worker);
+            job.call += 1;
+            svc.retriers[k].on_success(w, t);
+            self.call_start(t, s, j);
+        } else {
+            self.call_failed(t, s, j, RetryCause::Error, true);
+        }
+    }
+
+    fn call_failed(&mut self, t: Nanos, s: u16, j: u32, cause: RetryCause, sent: bool) {
+        let svc = &mut self.svcs[s as usize];
+        let job = &mut svc.jobs[j as usize];
+        job.waiting = false;
+        let (k, w, gen) = (job.call as usize, job.worker, job.gen);
+        match svc.retriers[k].on_failure(w, t, cause, sent) {
+            Some(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallRetry(s, j, gen)),
+            None => self.answer(t, s as usize, j, false),
+        }
+    }
+
+    /// Request `j` is answered (`ok` or an error): the worker takes the next request, the caller
+    /// gets the answer.
+    pub(super) fn answer(&mut self, t: Nanos, s: usize, j: u32, ok: bool) {
+        let arrived = self.svcs[s].jobs[j as usize].arrived;
+        self.answer_after(t, s, j, ok, t - arrived);
+    }
+
+    /// [`Engine::answer`], the request having been in service for `residence` (S5: since it
+    /// left the accept backlog).
+    fn answer_after(&mut self, t: Nanos, s: usize, j: u32, ok: bool, residence: Nanos) {
+        let svc = &mut self.svcs[s];
+        let job = svc.release(j);
+        let latency = t - job.arrived;
+        svc.latency.record(t, latency);
+        svc.latency_sum += u128::from(latency);
+        svc.answered += 1;
+        let p = svc.point(t);
+        if ok {
+            p.ok += 1;
+        } else {
+            p.errors += 1;
+        }
+        if let SvcKind::Workers { idle, busy, .. } = &mut svc.kind {
+            idle.push(job.worker);
+            *busy -= 1;
+            self.take_from_queue(t, s);
+        }
+        if s == self.topo.entry {
+            self.rec.residence += u128::from(residence);
+            self.rec.answered += 1;
+        }
+        self.roots.release(job.root);
+        self.reply(t, job.caller, job.caller_seq, ok);
+    }
+
+    pub(super) fn pause(&mut self, s: usize) {
+        let svc = &mut self.svcs[s];
+        svc.paused = true;
+        if let SvcKind::S5(server) = &mut svc.kind {
+            server.pause();
+        }
+    }
+
+    pub(super) fn resume(&mut self, t: Nanos, s: usize) {
+        let svc = &mut self.svcs[s];
+        svc.paused = false;
+        if let SvcKind::S5(server) = &mut svc.kind {
+            for (slot, gen, at) in server.resume(t) {
+                self.q.push(at, Ev::Tick(s as u16, slot, gen));
+            }
+        }
+        for ev in std::mem::take(&mut self.svcs[s].held) {
+            self.q.push(t, ev);
+        }
+        self.take_from_queue(t, s);
+    }
+
+    /// Takes service `s` down: every request in it fails (its caller gets an error).
+    pub(super) fn go_down(&mut self, t: Nanos, s: usize) {
+        let svc = &mut self.svcs[s];
+        svc.down = true;
+        svc.held.clear();
+        let lost: Vec<u32> = match &mut svc.kind {
+            SvcKind::S5(server) => server.go_down().into_iter().map(|(j, _)| j).collect(),
+            SvcKind::Workers { idle, queue, busy, .. } => {
+                queue.clear();
+                *busy = 0;
+                idle.clear();
+                idle.extend((0..self.topo.nodes[s].workers).rev());
+                let jobs = &svc.jobs;
+                (0..jobs.len() as u32).filter(|&j| jobs[j as usize].live).collect()
+            }
+        };
+        for j in lost {
+            let job = self.svcs[s].release(j);
+            self.svcs[s].point(t).errors += 1;
+            self.roots.release(job.root);
+            self.reply(t, job.caller, job.caller_seq, false);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! One service's state during a run: its requests, workers and queue (or S5's server), the
+//! retry state of its calls, and what it records.
+
+use super::config::Sampler;
+use super::engine::{Caller, Ev};
+use super::stats::{LatencyHist, ServicePoint};
+use super::topology::Topology;
+use crate::queue::{nanos, Nanos, SECOND};
+use crate::retrier::{client_seed, Retrier};
+use crate::scenario::Scenario;
+use crate::server::S5Server;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use std::collections::VecDeque;
+
+/// A request the service holds.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Job {
+    pub caller: Caller,
+    pub caller_seq: u32,
+    pub root: u32,
+    pub arrived: Nanos,
+    /// Bumped when the slot is freed, so that a stale event is recognised.
+    pub gen: u32,
+    pub live: bool,
+    pub worker: u32,
+    /// The call in progress (index into the node's calls).
+    pub call: u16,
+    /// The call's attempt number, never reset.
+    pub seq: u32,
+    pub waiting: bool,
+    /// Attempts of the current call so far.
+    pub tries: u32,
+}
+
+pub(super) enum SvcKind {
+    S5(S5Server),
+    Workers { sampler: Sampler, idle: Vec<u32>, queue: VecDeque<u32>, cap: usize, busy: u64 },
+}
+
+pub(super) struct Svc {
+    pub jobs: Vec<Job>,
+    pub free: Vec<u32>,
+    pub kind: SvcKind,
+    /// One per call, indexed by worker.
+    pub retriers: Vec<Retrier>,
+    pub rng: SmallRng,
+    pub paused: bool,
+    pub down: bool,
+    pub slowdown: f64,
+    /// Events held while paused, fired at resume in order.
+    pub held: Vec<Ev>,
+    pub area: u128,
+    pub last: Nanos,
+    pub series: Vec<ServicePoint>,
+    pub latency: LatencyHist,
+    pub latency_sum: u128,
+    pub answered: u64,
+}
+
+impl Svc {
+    pub fn new(sc: &Scenario, topo: &Topology, i: usize) -> Svc {
+        let node = &topo.nodes[i];
+        let kind = match node.time.sampler() {
+            None => SvcKind::S5(S5Server::new(sc.delay_model(), &sc.server)),
+            Some(sampler) => SvcKind::Workers {
+                sampler,
+                idle: (0..node.workers).rev().collect(),
+                queue: VecDeque::new(),
+                cap: node.queue as usize,
+                busy: 0,
+            },
+        };
+        let retriers = node
+            .calls
+            .iter()
+            .enumerate()
+            .map(|(k, e)| {
+                let seed = client_seed(sc.seed, u32::MAX - 4096 - (i * super::MAX_CALLS + k) as u32);
+                Retrier::new(&e.policy, node.workers, seed)
+            })
+            .collect();
+        let end = nanos(sc.duration);
+        let seconds = end.div_ceil(SECOND);
+        Svc {
+            jobs: Vec::new(),
+            free: Vec::new(),
+            kind,
+            retriers,
+            rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 2048 - i as u32)),
+            paused: false,
+            down: false,
+            slowdown: 1.0,
+            held: Vec::new(),
+            area: 0,
+            last: 0,
+            series: (0..seconds).map(|t| ServicePoint { t, ..ServicePoint::default() }).collect(),
+            latency: LatencyHist::new(end, nanos(sc.status_interval)),
+            latency_sum: 0,
+            answered: 0,
+        }
+    }
+
+    /// Requests in the service: in service or waiting (S5: admitted, not the accept backlog).
+    #[inline]
+    pub fn in_flight(&self) -> u64 {
+        match &self.kind {
+            SvcKind::S5(s) => s.in_flight(),
+            SvcKind::Workers { queue, busy, .. } => busy + queue.len() as u64,
+        }
+    }
+
+    fn queued(&self) -> u64 {
+        match &self.kind {
+            SvcKind::S5(_) => 0,
+            SvcKind::Workers { queue, .. } => queue.len() as u64,
+        }
+    }
+
+    #[inline]
+    pub fn advance(&mut self, t: Nanos) {
+        self.area += u128::from(self.in_flight()) * u128::from(t - self.last);
+        self.last = t;
+    }
+
+    /// Records the state at the end of second `i`.
+    pub fn sample(&mut self, i: usize) {
+        let (in_flight, queue) = (self.in_flight(), self.queued());
+        if let Some(p) = self.series.get_mut(i) {
+            p.in_flight = in_flight;
+            p.queue = queue;
+        }
+    }
+
+    /// The point of the second holding `t` (the last one past the end).
+    #[inline]
+    pub fn point(&mut self, t: Nanos) -> &mut ServicePoint {
+        let i = ((t / SECOND) as usize).min(self.series.len() - 1);
+        &mut self.series[i]
+    }
+
+    /// A new request slot.
+    pub fn alloc(&mut self, caller: Caller, caller_seq: u32, root: u32, t: Nanos) -> u32 {
+        let fresh = |gen, seq| Job {
+            caller,
+            caller_seq,
+            root,
+            arrived: t,
+            gen,
+            live: true,
+            worker: 0,
+            call: 0,
+            seq,
+            waiting: false,
+            tries: 0,
+        };
+        match self.free.pop() {
+            Some(j) => {
+                let old = self.jobs[j as usize];
+                self.jobs[j as usize] = fresh(old.gen, old.seq);
+                j
+            }
+            None => {
+                self.jobs.push(fresh(0, 0));
+                (self.jobs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Frees request slot `j`; returns it.
+    pub fn release(&mut self, j: u32) -> Job {
+        let job = &mut self.jobs[j as usize];
+        let old = *job;
+        job.live = false;
+        job.waiting = false;
+        job.gen = job.gen.wrapping_add(1);
+        job.seq = job.seq.wrapping_add(1);
+        self.free.push(j);
+        old
+    }
+
+    pub fn set_slowdown(&mut self, f: f64) {
+        self.slowdown = f;
+        if let SvcKind::S5(s) = &mut self.kind {
+            s.set_slowdown(f);
+        }
+    }
+
+    pub fn come_up(&mut self) {
+        self.down = false;
+        if let SvcKind::S5(s) = &mut self.kind {
+            s.come_up();
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! What the graph engine records per service: per-second points, latency histograms per status
+//! interval, and the per-user-request tally behind amplification.
+
+use crate::queue::{Nanos, SECOND};
+use serde::Serialize;
+
+/// One service's simulated second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ServicePoint {
+    /// The second's start, in seconds since the run began.
+    pub t: u64,
+    /// First attempts that arrived (of a user request or of a call).
+    pub first: u64,
+    /// Retries that arrived.
+    pub retries: u64,
+    /// Requests answered OK (goodput).
+    pub ok: u64,
+    /// Requests answered with an error (a call failed for good, or the service was down).
+    pub errors: u64,
+    /// Attempts whose caller timed out waiting for this service.
+    pub timedout: u64,
+    /// Arrivals refused because the queue was full.
+    pub shed: u64,
+    /// Requests dropped when dequeued because their caller had given up (deadline propagation).
+    pub expired: u64,
+    /// Requests waiting for a worker at the end of the second.
+    pub queue: u64,
+    /// Requests in the service (waiting or in service) at the end of the second.
+    pub in_flight: u64,
+}
+
+/// Latency histogram: 4 buckets per doubling from 1 µs (2¹⁰ ns) to about 18 min (2⁴⁰ ns), one
+/// histogram per status interval.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LatencyHist {
+    /// `per_interval[i][b]`: answers in interval `i` with latency in bucket `b`.
+    pub per_interval: Vec<[u32; BUCKETS]>,
+    /// The status interval, in nanoseconds.
+    pub interval: Nanos,
+}
+
+const BUCKETS: usize = 120;
+
+fn bucket(ns: Nanos) -> usize {
+    let x = (ns.max(1) as f64).log2() * 4.0 - 40.0;
+    x.clamp(0.0, (BUCKETS - 1) as f64) as usize
+}
+
+impl LatencyHist {
+    /// A histogram for a run of `duration` with status lines every `interval` (both > 0).
+    pub fn new(duration: Nanos, interval: Nanos) -> LatencyHist {
+        let n = duration.div_ceil(interval.max(1)) as usize;
+        LatencyHist { per_interval: vec![[0; BUCKETS]; n.max(1)], interval: interval.max(1) }
+    }
+
+    /// Records an answer at `t` after `latency` nanoseconds.
+    #[inline]
+    pub fn record(&mut self, t: Nanos, latency: Nanos) {
+        let i = ((t / self.interval) as usize).min(self.per_interval.len() - 1);
+        let b = &mut self.per_interval[i][bucket(latency)];
+        *b = b.saturating_add(1);
+    }
+
+    /// The `q`-quantile (0 < q < 1) in milliseconds of answers in seconds `[from, to)` (rounded
+    /// to status intervals), as the geometric middle of its bucket (±9 %); `None` with no answer.
+    pub fn quantile_ms(&self, from_s: u64, to_s: u64, q: f64) -> Option<f64> {
+        let per = (self.interval / SECOND).max(1);
+        let (a, b) = ((from_s / per) as usize, (to_s.div_ceil(per) as usize).min(self.per_interval.len()));
+        let mut merged = [0u64; BUCKETS];
+        for h in self.per_interval.get(a..b)? {
+            for (m, &c) in merged.iter_mut().zip(h) {
+                *m += u64::from(c);
+            }
+        }
+        let total: u64 = merged.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
+        let mut seen = 0;
+        let i = merged.iter().position(|&c| {
+            seen += c;
+            seen >= rank
+        })?;
+        Some(2f64.powf((i as f64 + 40.5) / 4.0) / 1e6)
+    }
+}
+
+/// One service's result in one run (the JSON's `"services"` entries).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServiceReport {
+    /// The service's name.
+    pub name: String,
+    /// Attempts that arrived: first attempts and retries, shed ones included.
+    pub attempts: u64,
+    /// Of which retries.
+    pub retries: u64,
+    /// Attempts that reached it per user request (see [`crate::graph`]); 0 when no user request
+    /// finished.
+    pub amplification: f64,
+    /// Arrivals shed (queue full).
+    pub shed: u64,
+    /// Requests answered OK.
+    pub ok: u64,
+    /// Requests answered with an error.
+    pub errors: u64,
+    /// Attempts its callers timed out on.
+    pub timedout: u64,
+    /// Requests dropped by deadline propagation.
+    pub expired: u64,
+    /// Time-averaged requests in the service (L in Little's law).
+    pub mean_in_flight: f64,
+    /// Mean latency of answered requests, in milliseconds (W in Little's law).
+    pub mean_latency_ms: f64,
+    /// One point per simulated second.
+    pub series: Vec<ServicePoint>,
+    /// Latency per status interval, for the status lines.
+    #[serde(skip)]
+    pub latency: LatencyHist,
+}
+
+impl ServiceReport {
+    /// The status line of seconds `[from, to)`: rates per second, then the queue and the
+    /// requests in flight at the end, then p50/p99 latency (± 9 %, see [`LatencyHist`]).
+    pub fn status_line(&self, from: usize, to: usize) -> String {
+        let to = to.min(self.series.len());
+        let pts = &self.series[from.min(to)..to];
+        let span = pts.len().max(1) as f64;
+        let rate = |f: fn(&ServicePoint) -> u64| pts.iter().map(f).sum::<u64>() as f64 / span;
+        let last = pts.last().copied().unwrap_or_default();
+        let q = |p| match self.latency.quantile_ms(from as u64, to as u64, p) {
+            Some(ms) => format!("{ms:.0}ms"),
+            None => "-".into(),
+        };
+        format!(
+            "first {:.1}/s, retries {:.1}/s, ok {:.1}/s, errors {:.1}/s, timedout {:.1}/s, shed {:.1}/s, queue {}, in flight {}, p50 {}, p99 {}",
+            rate(|p| p.first),
+            rate(|p| p.retries),
+            rate(|p| p.ok),
+            rate(|p| p.errors),
+            rate(|p| p.timedout),
+            rate(|p| p.shed),
+            last.queue,
+            last.in_flight,
+            q(0.5),
+            q(0.99)
+        )
+    }
+}
+
+/// Tallies, per user request, the attempts that reached each service, until all its work is
+/// finished; then adds them to the totals.
+#[derive(Debug, Default)]
+pub(crate) struct Roots {
+    services: usize,
+    counts: Vec<u32>,
+    refs: Vec<u32>,
+    free: Vec<u32>,
+    /// Attempts per service of finished user requests.
+    pub totals: Vec<u64>,
+    /// Finished user requests.
+    pub done: u64,
+}
+
+impl Roots {
+    pub fn new(services: usize) -> Roots {
+        Roots { services, totals: vec![0; services], ..Roots::default() }
+    }
+
+    /// A new user request, held once (by its user).
+    #[inline]
+    pub fn open(&mut self) -> u32 {
+        let n = self.services;
+        match self.free.pop() {
+            Some(r) => {
+                self.counts[r as usize * n..(r as usize + 1) * n].fill(0);
+                self.refs[r as usize] = 1;
+                r
+            }
+            None => {
+                self.counts.resize(self.counts.len() + n, 0);
+                self.refs.push(1);
+                (self.refs.len() - 1) as u32
+            }
+        }
+    }
+
+    /// An attempt of request `r` reached service `s`.
+    #[inline]
+    pub fn hit(&mut self, r: u32, s: usize) {
+        let c = &mut self.counts[r as usize * self.services + s];
+        *c = c.saturating_add(1);
+    }
+
+    /// Request `r` has one more piece of work outstanding.
+    #[inline]
+    pub fn retain(&mut self, r: u32) {
+        self.refs[r as usize] += 1;
+    }
+
+    /// One piece of request `r`'s work finished; the last one adds its tally to the totals.
+    #[inline]
+    pub fn release(&mut self, r: u32) {
+        let refs = &mut self.refs[r as usize];
+        *refs -= 1;
+        if *refs == 0 {
+            let n = self.services;
+            for (t, &c) in self.totals.iter_mut().zip(&self.counts[r as usize * n..(r as usize + 1) * n]) {
+                *t += u64::from(c);
+            }
+            self.done += 1;
+            self.free.push(r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_within_a_bucket() {
+        let mut h = LatencyHist::new(10 * SECOND, 5 * SECOND);
+        for i in 1..=100u64 {
+            h.record(SECOND, i * 1_000_000);
+        }
+        let p50 = h.quantile_ms(0, 5, 0.5).unwrap();
+        let p99 = h.quantile_ms(0, 5, 0.99).unwrap();
+        assert!((p50 / 50.0 - 1.0).abs() < 0.1, "{p50}");
+        assert!((p99 / 99.0 - 1.0).abs() < 0.1, "{p99}");
+        assert_eq!(h.quantile_ms(5, 10, 0.5), None);
+    }
+
+    #[test]
+    fn roots_add_up_when_all_work_is_done() {
+        let mut r = Roots::new(2);
+        let a = r.open();
+        r.hit(a, 1);
+        r.retain(a);
+        r.release(a);
+        assert_eq!(r.done, 0);
+        r.hit(a, 1);
+        r.release(a);
+        assert_eq!((r.done, r.totals.clone()), (1, vec![0, 2]));
+        assert_eq!(r.open(), a);
+    }
+}

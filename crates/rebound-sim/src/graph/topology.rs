@@ -1,0 +1,146 @@
+//! A scenario's services resolved to indices and checked: names unique, calls to known
+//! services, no cycles, ranges.
+
+use super::config::{ServiceConfig, ServiceTime, MAX_CALLS, MAX_SERVICES, MAX_WORKERS};
+use crate::queue::{nanos, Nanos};
+use crate::scenario::{Scenario, ScenarioError};
+use rebound_retry::Spec;
+
+/// One service, resolved.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Its name.
+    pub name: String,
+    /// Workers (unused by `s5`).
+    pub workers: u32,
+    /// Queue places (unused by `s5`).
+    pub queue: u32,
+    /// Its service time.
+    pub time: ServiceTime,
+    /// Whether a dequeued request whose caller gave up is dropped.
+    pub deadline_propagation: bool,
+    /// Its calls, in order.
+    pub calls: Vec<Edge>,
+}
+
+/// One call, resolved.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    /// The callee's index.
+    pub to: usize,
+    /// The caller's policy.
+    pub policy: Spec,
+    /// Per-attempt timeout, in nanoseconds.
+    pub timeout: Nanos,
+}
+
+/// The services of a scenario, resolved.
+#[derive(Debug, Clone)]
+pub struct Topology {
+    /// The services, in scenario order.
+    pub nodes: Vec<Node>,
+    /// The service users call.
+    pub entry: usize,
+    /// The service the outage hits.
+    pub outage_target: usize,
+}
+
+fn bad(field: &'static str, value: String, expected: &'static str) -> ScenarioError {
+    ScenarioError::Invalid { field, value, expected }
+}
+
+impl Topology {
+    /// Resolves and checks `sc`'s services (one S5 `server` when it has none).
+    ///
+    /// # Errors
+    /// [`ScenarioError::Invalid`] naming the key (`service.name`, `service.workers`,
+    /// `service.queue`, `service.call.to`, `clients.calls`, `outage.service`, ...) and the
+    /// service.
+    pub fn new(sc: &Scenario) -> Result<Topology, ScenarioError> {
+        let default = [ServiceConfig { service_time: ServiceTime::S5, ..ServiceConfig::default() }];
+        let configs: &[ServiceConfig] = if sc.services.is_empty() { &default } else { &sc.services };
+        if configs.len() > MAX_SERVICES {
+            return Err(bad("service", configs.len().to_string(), "at most 64 services"));
+        }
+        let index = |name: &str| configs.iter().position(|c| c.name == name);
+        let mut nodes = Vec::with_capacity(configs.len());
+        for (i, c) in configs.iter().enumerate() {
+            let at = |v: &dyn std::fmt::Display| format!("{v} (service `{}`)", c.name);
+            if c.name.is_empty() || c.name.len() > 64 || index(&c.name) != Some(i) {
+                return Err(bad("service.name", at(&c.name), "a unique name of 1 to 64 characters"));
+            }
+            if c.workers == 0 || c.workers > MAX_WORKERS {
+                return Err(bad("service.workers", at(&c.workers), "an integer in [1, 1000000]"));
+            }
+            if c.queue > MAX_WORKERS {
+                return Err(bad("service.queue", at(&c.queue), "an integer in [0, 1000000]"));
+            }
+            if c.calls.len() > MAX_CALLS {
+                return Err(bad("service.call", at(&c.calls.len()), "at most 16 calls per service"));
+            }
+            if c.service_time == ServiceTime::S5 && !c.calls.is_empty() {
+                return Err(bad("service.call", at(&"s5"), "no calls from an `s5` service"));
+            }
+            let mut calls = Vec::with_capacity(c.calls.len());
+            for call in &c.calls {
+                let to = index(&call.to).ok_or_else(|| {
+                    bad("service.call.to", at(&call.to), "the name of a [[service]] in this scenario")
+                })?;
+                let timeout = call.timeout.unwrap_or(sc.clients.timeout);
+                if timeout.is_zero() {
+                    return Err(bad("service.call.timeout", at(&"0s"), "a duration > 0"));
+                }
+                calls.push(Edge { to, policy: call.policy.clone(), timeout: nanos(timeout) });
+            }
+            nodes.push(Node {
+                name: c.name.clone(),
+                workers: c.workers,
+                queue: c.queue,
+                time: c.service_time,
+                deadline_propagation: c.deadline_propagation,
+                calls,
+            });
+        }
+        let entry = match &sc.clients.calls {
+            None => 0,
+            Some(n) => index(n).ok_or_else(|| {
+                bad("clients.calls", n.clone(), "the name of a [[service]] in this scenario")
+            })?,
+        };
+        let outage_target = match &sc.outage.service {
+            None => entry,
+            Some(n) => index(n).ok_or_else(|| {
+                bad("outage.service", n.clone(), "the name of a [[service]] in this scenario")
+            })?,
+        };
+        let t = Topology { nodes, entry, outage_target };
+        t.check_acyclic()?;
+        Ok(t)
+    }
+
+    /// An error if some service's calls lead back to it.
+    fn check_acyclic(&self) -> Result<(), ScenarioError> {
+        // 0 = unvisited, 1 = on the path, 2 = done.
+        fn visit(t: &Topology, i: usize, mark: &mut [u8]) -> Result<(), ScenarioError> {
+            match mark[i] {
+                2 => return Ok(()),
+                1 => {
+                    return Err(bad(
+                        "service.call.to",
+                        format!("{} (a cycle)", t.nodes[i].name),
+                        "calls that never lead back to the caller",
+                    ))
+                }
+                _ => {}
+            }
+            mark[i] = 1;
+            for e in &t.nodes[i].calls {
+                visit(t, e.to, mark)?;
+            }
+            mark[i] = 2;
+            Ok(())
+        }
+        let mut mark = vec![0u8; self.nodes.len()];
+        (0..self.nodes.len()).try_for_each(|i| visit(self, i, &mut mark))
+    }
+}

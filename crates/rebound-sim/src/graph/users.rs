@@ -1,0 +1,159 @@
+//! The users at the edge: S5's closed loop (think, send, wait for the answer or give up, think
+//! again) or an open loop of Poisson arrivals, each request retried per the edge policy.
+
+use super::engine::{Caller, Engine, Ev, TIMEOUTS};
+use crate::queue::{nanos, Nanos};
+use rand_distr::Distribution;
+use rebound_retry::budget::RetryCause;
+use rebound_retry::throttle::Admission;
+use std::time::Duration;
+
+/// A user's current request.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct User {
+    /// The attempt number, never reset (so that a stale answer is recognised).
+    pub seq: u32,
+    pub waiting: bool,
+    /// Attempts of the current request so far.
+    pub tries: u32,
+    /// The current request's tally ([`super::stats::Roots`]).
+    pub root: u32,
+}
+
+pub(super) enum Failure {
+    Error,
+    TimedOut,
+}
+
+impl Engine<'_> {
+    pub(super) fn user_start(&mut self, t: Nanos, c: u32) {
+        self.retrier.start(c, t);
+        let u = &mut self.users[c as usize];
+        u.tries = 0;
+        u.root = self.roots.open();
+        self.user_send(t, c);
+    }
+
+    /// An open-loop arrival: a new user slot, then the next arrival.
+    pub(super) fn user_arrive(&mut self, t: Nanos) {
+        let c = match self.free_users.pop() {
+            Some(c) => c,
+            None => {
+                self.users.push(User::default());
+                let n = self.users.len() as u32;
+                self.retrier.grow(n);
+                n - 1
+            }
+        };
+        self.user_start(t, c);
+        self.next_arrival(t);
+    }
+
+    pub(super) fn next_arrival(&mut self, t: Nanos) {
+        if let Some((exp, rng)) = &mut self.arrivals {
+            let gap = exp.sample(rng).min(1e9);
+            self.q.push(t.saturating_add(nanos(Duration::from_secs_f64(gap))), Ev::Arrive);
+        }
+    }
+
+    fn is_waiting(&self, c: u32, seq: u32) -> bool {
+        let u = self.users[c as usize];
+        u.waiting && u.seq == seq
+    }
+
+    pub(super) fn user_send(&mut self, t: Nanos, c: u32) {
+        match self.retrier.admit(t) {
+            Admission::Send => {}
+            Admission::Wait(d) => return self.q.push(t.saturating_add(nanos(d)), Ev::Admitted(c)),
+            Admission::Reject => {
+                self.rec.at(t).rejected += 1;
+                return self.retry_or_give_up(t, c, RetryCause::Error, false);
+            }
+        }
+        self.user_send_now(t, c);
+    }
+
+    pub(super) fn user_send_now(&mut self, t: Nanos, c: u32) {
+        let u = &mut self.users[c as usize];
+        u.seq = u.seq.wrapping_add(1);
+        u.waiting = true;
+        let (seq, root, first) = (u.seq, u.root, u.tries == 0);
+        u.tries = u.tries.saturating_add(1);
+        self.rec.at(t).sent += 1;
+        if !self.arrive(t, self.topo.entry, Caller::User(c), seq, root, first) {
+            return self.user_fail(t, c, Failure::Error);
+        }
+        self.q.push_lane(TIMEOUTS, t.saturating_add(self.timeout), Ev::Timeout(c, seq));
+    }
+
+    pub(super) fn user_timeout(&mut self, t: Nanos, c: u32, seq: u32) {
+        if self.is_waiting(c, seq) {
+            self.svcs[self.topo.entry].point(t).timedout += 1;
+            self.user_fail(t, c, Failure::TimedOut);
+        }
+    }
+
+    pub(super) fn user_reply(&mut self, t: Nanos, c: u32, seq: u32, ok: bool) {
+        if !self.is_waiting(c, seq) {
+            return;
+        }
+        if ok {
+            self.user_succeed(t, c);
+        } else {
+            self.user_fail(t, c, Failure::Error);
+        }
+    }
+
+    fn user_fail(&mut self, t: Nanos, c: u32, how: Failure) {
+        self.users[c as usize].waiting = false;
+        let p = self.rec.at(t);
+        let cause = match how {
+            Failure::Error => {
+                p.errors += 1;
+                RetryCause::Error
+            }
+            Failure::TimedOut => {
+                p.timedout += 1;
+                RetryCause::Timeout
+            }
+        };
+        self.retry_or_give_up(t, c, cause, true);
+    }
+
+    fn retry_or_give_up(&mut self, t: Nanos, c: u32, cause: RetryCause, sent: bool) {
+        match self.retrier.on_failure(c, t, cause, sent) {
+            Some(d) => {
+                self.rec.waited += d.as_nanos();
+                self.q.push(t.saturating_add(nanos(d)), Ev::Retry(c));
+            }
+            None => {
+                self.rec.at(t).gave_up += 1;
+                self.user_done(t, c);
+            }
+        }
+    }
+
+    fn user_succeed(&mut self, t: Nanos, c: u32) {
+        self.users[c as usize].waiting = false;
+        self.rec.at(t).ok += 1;
+        let pause = self.retrier.on_success(c, t);
+        self.rec.waited += pause.as_nanos();
+        self.user_done(t.saturating_add(nanos(pause)), c);
+    }
+
+    /// The user's request is over (answered or given up): the next one (closed loop) or the
+    /// slot's release (open loop).
+    fn user_done(&mut self, t: Nanos, c: u32) {
+        self.roots.release(self.users[c as usize].root);
+        if self.arrivals.is_some() {
+            self.free_users.push(c);
+        } else {
+            self.think_then_send(t, c);
+        }
+    }
+
+    pub(super) fn think_then_send(&mut self, t: Nanos, c: u32) {
+        let think = self.think.sample(&mut self.rng);
+        self.q.push(t.saturating_add(nanos(Duration::from_secs_f64(think.min(1e9)))), Ev::Think(c));
+    }
+}
