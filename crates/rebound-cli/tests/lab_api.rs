@@ -138,3 +138,26 @@ fn html_reports_are_self_contained_with_inline_svg() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_service_graph_runs_with_a_panel_of_figures_per_service() {
+    let lab = Lab::start();
+    let defaults: Value =
+        reqwest::get(format!("{}api/defaults", lab.url)).await.unwrap().json().await.unwrap();
+    let graph = defaults["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["graph"] == true)
+        .expect("a graph example");
+    let toml = graph["toml"].as_str().unwrap().replace("duration = \"120s\"", "duration = \"20s\"");
+    let body = json!({ "scenario": toml, "policies": ["constant:base=100ms,max-retries=2"] });
+    let (status, started) = post(&format!("{}api/runs", lab.url), &body).await;
+    assert_eq!(status, 202, "{started}");
+    let (status, doc) = result(&format!("{}api/runs/{}", lab.url, started["id"])).await;
+    assert_eq!(status, 200, "{doc}");
+    let doc: Value = serde_json::from_str(&doc).unwrap();
+    let services = doc["policies"][0]["services"].as_array().unwrap();
+    assert!(services.len() >= 2, "{doc}");
+    assert!(services.iter().all(|s| s["amplification"].is_number() && s["series"].is_array()));
+}

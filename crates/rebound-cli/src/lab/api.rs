@@ -50,24 +50,54 @@ fn bad_request(message: impl Into<String>) -> Response {
 async fn defaults() -> Response {
     let scenarios: Vec<Value> = builtin_scenarios()
         .into_iter()
-        .map(|(name, s)| json!({ "name": name, "toml": toml_of(&s), "json": s }))
+        .map(|(name, toml, s)| json!({ "name": name, "toml": toml, "json": s, "graph": !s.services.is_empty() }))
         .collect();
     let policies: Vec<String> = rebound_sim::default_policies().iter().map(ToString::to_string).collect();
     json_response(StatusCode::OK, &json!({ "scenarios": scenarios, "policies": policies, "bounds": BOUNDS }))
 }
 
-fn builtin_scenarios() -> Vec<(&'static str, Scenario)> {
+/// Service-graph examples (`examples/scenarios/`), compiled in so the page works anywhere.
+const EXAMPLES: [(&str, &str); 4] = [
+    (
+        "Three tiers, every layer retrying 3 times; db down 30 s",
+        include_str!("../../../../examples/scenarios/three-tier.toml"),
+    ),
+    (
+        "Three tiers, retries at the edge only",
+        include_str!("../../../../examples/scenarios/three-tier-edge-only.toml"),
+    ),
+    (
+        "Three tiers, gRPC retry budget at every hop",
+        include_str!("../../../../examples/scenarios/three-tier-budget.toml"),
+    ),
+    ("Open-loop users (Poisson arrivals)", include_str!("../../../../examples/scenarios/open-loop.toml")),
+];
+
+/// `(name, TOML, scenario)`: S5's storm under each kind of outage, then the service-graph
+/// examples (their own policies left out, so the page's list decides).
+fn builtin_scenarios() -> Vec<(&'static str, String, Scenario)> {
     let s5 = Scenario::default();
     let mut down = s5.clone();
     down.outage.kind = rebound_sim::OutageKind::HardDown;
     let mut cut = s5.clone();
     cut.outage.kind = rebound_sim::OutageKind::CapacityCut;
     cut.outage.slowdown = 12.0;
-    vec![
+    let mut out: Vec<_> = [
         ("S5's storm: server paused 15-45 s", s5),
         ("S5, server hard down 15-45 s", down),
         ("S5, server 12x slower 15-45 s", cut),
     ]
+    .into_iter()
+    .map(|(name, s)| (name, toml_of(&s), s))
+    .collect();
+    for (name, text) in EXAMPLES {
+        if let Ok(s) = Scenario::from_toml(text) {
+            let text =
+                text.lines().filter(|l| !l.starts_with("policies")).collect::<Vec<_>>().join("\n") + "\n";
+            out.push((name, text, s));
+        }
+    }
+    out
 }
 
 /// A scenario as the TOML a user would write (its policies left to the page's list).

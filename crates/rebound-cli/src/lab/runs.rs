@@ -20,6 +20,8 @@ pub struct Bounds {
     pub max_duration_s: u64,
     /// Most client-seconds (`clients.count` × `duration` in seconds): the work of one policy.
     pub max_client_seconds: u64,
+    /// Most user requests an open loop may offer (`clients.rate` × `duration`).
+    pub max_open_loop_requests: u64,
     /// Most policies in one run.
     pub max_policies: usize,
     /// Wall-clock time a run may take, in seconds; past it the run fails.
@@ -29,11 +31,13 @@ pub struct Bounds {
 }
 
 /// The lab's bounds: 100,000 clients, 600 s, 12 M client-seconds (the benchmark scenario's
-/// 100,000 clients × 120 s), 12 policies, 60 s of wall-clock time, 4 runs at once.
+/// 100,000 clients × 120 s), 1.2 M open-loop requests (what those clients send at S5's 10 s
+/// think time), 12 policies, 60 s of wall-clock time, 4 runs at once.
 pub const BOUNDS: Bounds = Bounds {
     max_clients: 100_000,
     max_duration_s: 600,
     max_client_seconds: 12_000_000,
+    max_open_loop_requests: 1_200_000,
     max_policies: 12,
     max_wall_s: 60,
     max_running: 4,
@@ -64,6 +68,15 @@ pub fn check_bounds(s: &Scenario) -> Result<(), String> {
             "`clients.count` × `duration` = {work} client-seconds is past the lab's bound: at most {}",
             b.max_client_seconds
         ));
+    }
+    if let Some(rate) = s.clients.rate {
+        let requests = rate.per_s * secs as f64;
+        if requests > b.max_open_loop_requests as f64 {
+            return Err(format!(
+                "`clients.rate` × `duration` = {requests:.0} requests is past the lab's bound: at most {}",
+                b.max_open_loop_requests
+            ));
+        }
     }
     if s.policies.len() > b.max_policies {
         return Err(format!(

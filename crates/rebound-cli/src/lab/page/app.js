@@ -202,12 +202,28 @@ function drawRun(view, doc, reports) {
     chart("Server concurrency (requests in flight)", "requests", metric((p) => p.concurrency), outage),
     chart("Attempts sent per second (first tries and retries)", "attempts/s", metric((p) => p.sent), outage),
   );
-  for (const r of reports) {
-    for (const svc of r.services || []) {
-      const pts = (svc.series || []).map((p, i) => [p.t != null ? p.t + 1 : i + 1, p.ok ?? p.goodput ?? 0]);
-      charts.append(chart(`${svc.name}: goodput under ${r.policy}`, "OK/s", [{ name: svc.name, color: COLORS[0], pts }], outage));
-    }
+  const services = (reports[0] && reports[0].services) || [];
+  if (services.length === 0) return;
+  view.el.querySelector(".summary").innerHTML += amplificationTable(reports);
+  const at = (r, name) => (r.services || []).find((s) => s.name === name) || { series: [] };
+  const perService = (name, f) => reports.map((r, i) => ({ name: r.policy, color: COLORS[i % COLORS.length], pts: at(r, name).series.map((p) => [p.t + 1, f(p)]) }));
+  for (const svc of services) {
+    charts.append(
+      chart(`${svc.name}: goodput (answered OK per second)`, "OK/s", perService(svc.name, (p) => p.ok), outage),
+      chart(`${svc.name}: arrivals per second (first attempts and retries)`, "attempts/s", perService(svc.name, (p) => p.first + p.retries), outage),
+    );
   }
+}
+
+function amplificationTable(reports) {
+  const names = reports[0].services.map((s) => s.name);
+  const head = reports.map((r) => `<th scope="col">${esc(r.policy)}</th>`).join("");
+  const rows = names.map((n) => `<tr data-service="${esc(n)}"><td>${esc(n)}</td>` + reports.map((r) => {
+    const s = (r.services || []).find((x) => x.name === n);
+    return `<td>${s ? s.amplification.toFixed(2) : "-"}</td>`;
+  }).join("") + "</tr>").join("");
+  return `<table class="amplification"><caption class="hint">Amplification: attempts that reached each service per user request.</caption>` +
+    `<thead><tr><th scope="col">service</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function summaryTable(reports) {
@@ -296,7 +312,15 @@ async function init() {
   defaults = await (await fetch("/api/defaults")).json();
   for (const [i, s] of defaults.scenarios.entries()) $("builtin").add(new Option(s.name, String(i)));
   buildFields();
-  const pick = () => { base = JSON.parse(JSON.stringify(defaults.scenarios[Number($("builtin").value)].json)); scenarioToFields(); };
+  const pick = () => {
+    const chosen = defaults.scenarios[Number($("builtin").value)];
+    base = JSON.parse(JSON.stringify(chosen.json));
+    scenarioToFields();
+    // A service graph has no form: its TOML (with the example's comments) is what runs.
+    $("fields").hidden = chosen.graph;
+    $("graph-note").hidden = !chosen.graph;
+    $("toml").value = chosen.toml;
+  };
   $("builtin").addEventListener("change", pick);
   pick();
   for (const p of defaults.policies) addPolicy(p);
