@@ -51,9 +51,9 @@ async fn two_clients_share_one_redis_budget() {
         for (budget, client) in &clients {
             let res = client.get(&url).send().await.unwrap();
             assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE, "round {round}");
-            let deadline = std::time::Instant::now() + Duration::from_secs(2);
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
             while budget.has_unsent() {
-                assert!(std::time::Instant::now() < deadline, "changes not sent to Redis in 2 s");
+                assert!(std::time::Instant::now() < deadline, "changes not sent to Redis in 10 s");
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
         }
