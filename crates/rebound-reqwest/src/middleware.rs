@@ -20,8 +20,9 @@ use std::time::{Duration, SystemTime};
 /// - the attempt got a status in [`statuses`](Self::statuses), or failed to connect or timed
 ///   out (other errors are returned at once).
 ///
-/// Before a retry it waits the policy's delay, or the server's `Retry-After` if longer. A
-/// `Retry-After` above the [`hint_ceiling`](Self::hint_ceiling) ends the retries. When the
+/// Before a retry it waits the policy's delay, or the server's wait hint if longer (every
+/// header [`ServerSignals`](rebound_retry::http::ServerSignals) reads, `Retry-After` first). A
+/// hint above the [`hint_ceiling`](Self::hint_ceiling) ends the retries. When the
 /// retries end, the last response (e.g. the final 503) is returned as `Ok`, the last transport
 /// error as `Err`, as without the middleware.
 ///
@@ -72,7 +73,7 @@ impl RetryMiddleware {
         self
     }
 
-    /// Sets the longest `Retry-After` honoured; a longer one ends the retries (the response is
+    /// Sets the longest server wait hint (`Retry-After`, …) honoured; a longer one ends the retries (the response is
     /// returned) rather than sleeping for hours.
     pub fn hint_ceiling(mut self, ceiling: Duration) -> Self {
         self.hint_ceiling = ceiling;
