@@ -5,7 +5,8 @@
 //! idempotent requests on retryable statuses (503, 429, …) and transport errors (connect
 //! failures, timeouts) with a Rebound [`Policy`](rebound_retry::Policy), honours the server's wait hints
 //! (`Retry-After`, `RateLimit`, `X-RateLimit-*`, `x-amz-retry-after`; see
-//! [`rebound_retry::http::ServerSignals`]) up to a ceiling, and leaves POST and PATCH alone unless the caller opts in. It runs on Rebound's
+//! [`rebound_retry::http::ServerSignals`]) up to a ceiling, paces requests by `RateLimit` when asked to
+//! ([`RetryMiddleware::pace`]), and leaves POST and PATCH alone unless the caller opts in. It runs on Rebound's
 //! async executor, so its waits are tokio timers (`tokio::time::pause()` makes tests instant).
 //!
 //! ```no_run

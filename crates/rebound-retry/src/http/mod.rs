@@ -15,7 +15,8 @@
 //! | `X-RateLimit-Remaining` / `X-RateLimit-Reset` | [`parse_x_ratelimit_remaining`], [`parse_x_ratelimit_reset`] | remaining 0: wait until the reset |
 //!
 //! [`ServerSignals`] reads them all from one response and applies one precedence
-//! (`Retry-After` first). A hint never makes a wait longer than the executor's hint ceiling
+//! (`Retry-After` first), and [`Pacer`] spaces requests by `RateLimit` so that the quota never
+//! runs out. A hint never makes a wait longer than the executor's hint ceiling
 //! silently: above it the executor gives up with the hint in the error
 //! ([`GiveUp::HintAboveCeiling`](crate::GiveUp::HintAboveCeiling)), so that the caller can
 //! schedule the work for later.
@@ -31,6 +32,7 @@
 //! ```
 
 mod legacy;
+mod pacer;
 mod ratelimit;
 mod retry_after;
 mod signals;
@@ -41,6 +43,7 @@ pub use crate::budget::{grpc_pushback, Pushback};
 pub use legacy::{
     parse_x_amz_retry_after, parse_x_ratelimit_remaining, parse_x_ratelimit_reset, EPOCH_THRESHOLD_SECS,
 };
+pub use pacer::{PaceAboveCeiling, Pacer, MAX_LANES};
 pub use ratelimit::{parse_ratelimit, parse_ratelimit_policy, QuotaUnit, RateLimit, RateLimitPolicy};
 pub use retry_after::parse_retry_after;
 pub use signals::{ServerSignals, SIGNAL_HEADERS};

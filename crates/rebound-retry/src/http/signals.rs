@@ -29,8 +29,8 @@ pub const SIGNAL_HEADERS: [&str; 7] = [
 /// 4. `RateLimit`: the longest `t` among items with `r=0` (a quota is spent until it resets);
 /// 5. `X-RateLimit-Reset`, when `X-RateLimit-Remaining` is 0.
 ///
-/// Items with `r > 0` and a remaining count above 0 are no wait: they feed a
-/// pacer instead, which spreads the next sends over the window.
+/// Items with `r > 0` and a remaining count above 0 are no wait: they feed the
+/// [`Pacer`](super::Pacer) instead, which spreads the next sends over the window.
 ///
 /// ```
 /// use rebound_retry::http::ServerSignals;
