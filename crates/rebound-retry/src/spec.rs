@@ -27,7 +27,7 @@
 //! | `threshold` | responsive | successes ≥ 1 | `10` |
 //! | `randomization` | responsive | factor in [0, 1] | `0.3` |
 //! | `max-randomization` | responsive | duration | `2m` |
-//! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
+//! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota), `aws-2026:CAPACITY` (its 2026 costs) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
 //! | `throttle` | all | `sre:K` (Google SRE adaptive throttling) or `cubic` (AWS SDK adaptive mode); see [`crate::throttle`] | none |
 //!
 //! ```

@@ -36,7 +36,7 @@ mod finagle;
 mod grpc;
 mod spec;
 
-pub use aws::AwsQuota;
+pub use aws::{AwsCosts, AwsQuota};
 pub use finagle::FinagleBudget;
 pub use grpc::{grpc_pushback, GrpcBudget, Pushback};
 pub use spec::BudgetSpec;

@@ -63,7 +63,8 @@ pub fn parse_x_ratelimit_reset(value: &str, now: SystemTime) -> Option<Duration>
 /// botocore reads it (`botocore/retries/standard.py`, `ExponentialBackoff._get_retry_after_delay`:
 /// `int(value) / 1000`, negative values ignored). Huge values saturate; the executor's hint
 /// ceiling decides what to do with them. In the AWS SDKs' 2026 standard mode the value is not a
-/// floor but clamped around the computed delay (see the AWS retry modes).
+/// floor but clamped around the computed delay: see
+/// [`AwsRetryMode::delay`](crate::aws::AwsRetryMode::delay).
 ///
 /// ```
 /// use rebound_retry::http::parse_x_amz_retry_after;
