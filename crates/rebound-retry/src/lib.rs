@@ -47,6 +47,7 @@ mod error;
 pub mod http;
 mod jitter;
 mod policy;
+pub mod preset;
 mod responsive;
 mod retry;
 mod seed;
