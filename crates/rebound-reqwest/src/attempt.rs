@@ -1,7 +1,7 @@
 //! How one attempt ended, as the executor sees it: a response worth retrying, or a transport
 //! error. Responses that are not retryable never become an `Attempt`: they end the call.
 
-use rebound_retry::http::{ServerSignals, SIGNAL_HEADERS};
+use rebound_retry::http::ServerSignals;
 use reqwest::Response;
 use std::time::{Duration, SystemTime};
 
@@ -33,18 +33,8 @@ impl Attempt {
     }
 }
 
-/// Every wait signal of a response's headers; several field lines of one name are joined
-/// with `", "` (RFC 9110 §5.3), values that are not visible ASCII are left out.
+/// Every wait signal of a response's headers (values that are not visible ASCII are left out).
 pub(crate) fn signals(headers: &http::HeaderMap, now: SystemTime) -> ServerSignals {
-    let values: Vec<Option<String>> = SIGNAL_HEADERS
-        .iter()
-        .map(|name| {
-            let lines: Vec<&str> = headers.get_all(*name).iter().filter_map(|v| v.to_str().ok()).collect();
-            (!lines.is_empty()).then(|| lines.join(", "))
-        })
-        .collect();
-    ServerSignals::from_headers(
-        |name| SIGNAL_HEADERS.iter().position(|h| *h == name).and_then(|i| values[i].as_deref()),
-        now,
-    )
+    let lines = headers.iter().filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)));
+    ServerSignals::from_header_lines(lines, now)
 }

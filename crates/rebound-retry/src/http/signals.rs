@@ -76,6 +76,30 @@ impl ServerSignals {
         }
     }
 
+    /// Reads the [`SIGNAL_HEADERS`] from a response's header lines, `(name, value)` in any
+    /// case; several lines of one name are joined with `", "` (RFC 9110 §5.3). This is what the
+    /// reqwest and tower integrations call with an `http::HeaderMap`'s lines.
+    pub fn from_header_lines<'a>(
+        lines: impl IntoIterator<Item = (&'a str, &'a str)>,
+        now: SystemTime,
+    ) -> ServerSignals {
+        let mut values: [Option<String>; SIGNAL_HEADERS.len()] = Default::default();
+        for (name, value) in lines {
+            let Some(i) = SIGNAL_HEADERS.iter().position(|h| h.eq_ignore_ascii_case(name)) else { continue };
+            match &mut values[i] {
+                Some(joined) => {
+                    joined.push_str(", ");
+                    joined.push_str(value);
+                }
+                empty => *empty = Some(value.to_owned()),
+            }
+        }
+        ServerSignals::from_headers(
+            |name| SIGNAL_HEADERS.iter().position(|h| *h == name).and_then(|i| values[i].as_deref()),
+            now,
+        )
+    }
+
     /// The wait the server asked for, by the precedence in the [type docs](Self), or `None`.
     /// It is a hint: an executor waits at least this long, and gives up rather than wait past
     /// its hint ceiling ([`GiveUp::HintAboveCeiling`](crate::GiveUp::HintAboveCeiling)).
@@ -141,6 +165,13 @@ mod tests {
             ("ratelimit-policy", r#""a";q=9;pk=:YQ==:"#),
         ]);
         assert_eq!(s.policy_for(&s.ratelimit[0]).map(|p| p.quota), Some(9));
+    }
+
+    #[test]
+    fn header_lines_are_matched_in_any_case_and_joined() {
+        let lines = [("RateLimit", r#""a";r=0;t=4"#), ("ratelimit", r#""b";r=0;t=9"#), ("X-Other", "1")];
+        let s = ServerSignals::from_header_lines(lines, SystemTime::now());
+        assert_eq!((s.ratelimit.len(), s.wait_hint()), (2, secs(9)));
     }
 
     #[test]
