@@ -37,3 +37,13 @@ fn an_unknown_preset_is_a_usage_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("preset") && err.contains("aws-2026-dynamodb"), "{err}");
 }
+
+#[test]
+fn storm_runs_a_preset() {
+    let out = rebound().args(["storm", "--json", "--policy", "preset:aws-2026"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &v["policies"][0];
+    assert!(run["policy"].as_str().unwrap().starts_with("exponential:base=50ms"), "{run}");
+    assert_eq!(run["recovered"], true, "{run}");
+}
