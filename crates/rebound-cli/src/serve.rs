@@ -34,7 +34,8 @@ pub struct Args {
     /// Requests above the limit per step of --factor (a number > 0).
     #[arg(long, default_value_t = 15.0)]
     k: f64,
-    /// Admit at most N requests per second (token bucket of N); others get 429 + Retry-After.
+    /// Admit at most N requests per second (token bucket of N); others get 429 + Retry-After. Every
+    /// answer carries RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers).
     #[arg(long, value_name = "N/s", value_parser = parse_limit)]
     rate_limit: Option<NonZeroU32>,
 }

@@ -9,5 +9,7 @@ Policy specs: KIND[:key=value,...], KIND = constant | linear | exponential | res
   jitter-after-cap=true|false
   responsive: initial (500ms) max (15m) up (1.5) down (0.9) threshold (10) randomization (0.3)
   max-randomization (2m)
+Or a peer's defaults: preset:NAME, NAME = aws-standard | aws-2026 | aws-2026-dynamodb |
+  aws-adaptive | grpc-a6 | backon-default | backoff-default (sources: README, Presets)
 Durations are humantime: 100ms, 1s, 1m30s, 15m.
 Example: exponential:base=1s,factor=2,stop-at=10s";

@@ -5,7 +5,7 @@
 //!
 //! - [`server`]: an HTTP/1.1 server whose delay grows with its concurrency (S5's
 //!   [`rebound_sim::DelayModel`], the simulator's own code), optionally rate limited (429 +
-//!   `Retry-After`), pausable, with Prometheus metrics.
+//!   `Retry-After`, and `RateLimit` / `RateLimit-Policy` on every answer: [`limit`]), pausable, with Prometheus metrics.
 //! - [`load`]: many clients with Poisson think times sharing one pooled HTTP client, every
 //!   request retried by [`rebound_retry::retry_async`] under a policy; per-second series.
 //! - [`experiment`]: the whole S5 run unattended — serve, load, `SIGSTOP`, `SIGCONT` — and the
@@ -15,6 +15,7 @@
 
 mod error;
 pub mod experiment;
+pub mod limit;
 pub mod load;
 pub mod metrics;
 pub mod server;

@@ -5,18 +5,18 @@
 //! attempt leaves a request behind that slows every other one.
 //!
 //! Extras for the lab: an optional token bucket (`governor`) answering 429 with `Retry-After`
-//! (S3), `POST /admin/pause` and `/admin/resume` (requests wait while paused), `GET /metrics`
+//! (S3) and sending `RateLimit` / `RateLimit-Policy` from its state on every answer
+//! ([`crate::limit`]), `POST /admin/pause` and `/admin/resume` (requests wait while paused), `GET /metrics`
 //! in the Prometheus text format, and a graceful shutdown.
 
 use crate::error::LiveError;
+use crate::limit::{LimitFields, Limiter};
 use crate::metrics::Counters;
 use axum::extract::State;
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use governor::clock::{Clock, DefaultClock};
-use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use rebound_sim::DelayModel;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -59,7 +59,7 @@ struct Shared {
     model: DelayModel,
     counters: Counters,
     paused: watch::Sender<bool>,
-    limiter: Option<DefaultDirectRateLimiter>,
+    limiter: Option<Limiter>,
 }
 
 impl Handle {
@@ -111,7 +111,7 @@ impl Server {
             model: config.model,
             counters: Counters::default(),
             paused: watch::channel(false).0,
-            limiter: config.rate_limit.map(|n| RateLimiter::direct(Quota::per_second(n))),
+            limiter: config.rate_limit.map(Limiter::new),
         };
         Ok(Server { listener, handle: Handle { shared: Arc::new(shared) } })
     }
@@ -174,22 +174,33 @@ async fn admin(State(h): State<Handle>, paused: bool) -> StatusCode {
 
 /// S5's handler. The wait runs in its own task so a client that hangs up does not end it.
 async fn api(State(h): State<Handle>) -> Response {
-    if let Some(limiter) = &h.shared.limiter {
-        if let Err(not_until) = limiter.check() {
+    let fields = match h.shared.limiter.as_ref().map(Limiter::check) {
+        Some(Err(refused)) => {
             h.shared.counters.limited.fetch_add(1, Relaxed);
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            return (
-                StatusCode::TOO_MANY_REQUESTS,
-                [(header::RETRY_AFTER, secs.max(1).to_string())],
-                "Too many requests\n",
-            )
-                .into_response();
+            let mut res = (StatusCode::TOO_MANY_REQUESTS, "Too many requests\n").into_response();
+            add_fields(&mut res, &refused);
+            return res;
         }
-    }
-    match tokio::spawn(wait_out(h.shared.clone())).await {
+        Some(Ok(admitted)) => Some(admitted),
+        None => None,
+    };
+    let mut res = match tokio::spawn(wait_out(h.shared.clone())).await {
         Ok(()) => (StatusCode::OK, "OK\n").into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    };
+    if let Some(f) = &fields {
+        add_fields(&mut res, f);
+    }
+    res
+}
+
+fn add_fields(res: &mut Response, f: &LimitFields) {
+    let headers = res.headers_mut();
+    let value = |s: &str| HeaderValue::from_str(s).expect("sfv serializes visible ASCII");
+    headers.insert("ratelimit", value(&f.ratelimit));
+    headers.insert("ratelimit-policy", value(&f.policy));
+    if let Some(secs) = f.retry_after {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
     }
 }
 

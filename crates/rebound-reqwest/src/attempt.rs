@@ -1,6 +1,7 @@
 //! How one attempt ended, as the executor sees it: a response worth retrying, or a transport
 //! error. Responses that are not retryable never become an `Attempt`: they end the call.
 
+use rebound_retry::http::ServerSignals;
 use reqwest::Response;
 use std::time::{Duration, SystemTime};
 
@@ -24,10 +25,16 @@ impl Attempt {
         }
     }
 
-    /// The wait the server asked for in `Retry-After` (RFC 9110 §10.2.3), if any.
+    /// The wait the server asked for, by [`ServerSignals`]' precedence (`Retry-After` first),
+    /// if any.
     pub(crate) fn retry_after(&self, now: SystemTime) -> Option<Duration> {
         let Attempt::Status(res) = self else { return None };
-        let value = res.headers().get(http::header::RETRY_AFTER)?.to_str().ok()?;
-        rebound_retry::http::parse_retry_after(value, now)
+        signals(res.headers(), now).wait_hint()
     }
+}
+
+/// Every wait signal of a response's headers (values that are not visible ASCII are left out).
+pub(crate) fn signals(headers: &http::HeaderMap, now: SystemTime) -> ServerSignals {
+    let lines = headers.iter().filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)));
+    ServerSignals::from_header_lines(lines, now)
 }

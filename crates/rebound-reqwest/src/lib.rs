@@ -3,8 +3,10 @@
 //! Rebound's retries for [reqwest](https://docs.rs/reqwest) through
 //! [reqwest-middleware](https://docs.rs/reqwest-middleware): [`RetryMiddleware`] retries
 //! idempotent requests on retryable statuses (503, 429, …) and transport errors (connect
-//! failures, timeouts) with a Rebound [`Policy`](rebound_retry::Policy), honours `Retry-After` up to
-//! a ceiling, and leaves POST and PATCH alone unless the caller opts in. It runs on Rebound's
+//! failures, timeouts) with a Rebound [`Policy`](rebound_retry::Policy), honours the server's wait hints
+//! (`Retry-After`, `RateLimit`, `X-RateLimit-*`, `x-amz-retry-after`; see
+//! [`rebound_retry::http::ServerSignals`]) up to a ceiling, paces requests by `RateLimit` when asked to
+//! ([`RetryMiddleware::pace`]), and leaves POST and PATCH alone unless the caller opts in. It runs on Rebound's
 //! async executor, so its waits are tokio timers (`tokio::time::pause()` makes tests instant).
 //!
 //! ```no_run

@@ -1,9 +1,9 @@
 //! [`RetryMiddleware`]: the settings and the `reqwest_middleware::Middleware` implementation.
 
-use crate::attempt::Attempt;
+use crate::attempt::{signals, Attempt};
 use http::Extensions;
 use rebound_retry::budget::RetryBudget;
-use rebound_retry::http::{is_idempotent_method, RetryableStatuses};
+use rebound_retry::http::{is_idempotent_method, Pacer, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
 use rebound_retry::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
 use reqwest::{Request, Response};
@@ -20,8 +20,9 @@ use std::time::{Duration, SystemTime};
 /// - the attempt got a status in [`statuses`](Self::statuses), or failed to connect or timed
 ///   out (other errors are returned at once).
 ///
-/// Before a retry it waits the policy's delay, or the server's `Retry-After` if longer. A
-/// `Retry-After` above the [`hint_ceiling`](Self::hint_ceiling) ends the retries. When the
+/// Before a retry it waits the policy's delay, or the server's wait hint if longer (every
+/// header [`ServerSignals`](rebound_retry::http::ServerSignals) reads, `Retry-After` first). A
+/// hint above the [`hint_ceiling`](Self::hint_ceiling) ends the retries. When the
 /// retries end, the last response (e.g. the final 503) is returned as `Ok`, the last transport
 /// error as `Err`, as without the middleware.
 ///
@@ -37,6 +38,7 @@ pub struct RetryMiddleware {
     attempt_timeout: Option<Duration>,
     budget: Option<Arc<dyn RetryBudget>>,
     throttle: Option<Arc<dyn Throttle>>,
+    pacer: Option<Arc<Pacer>>,
 }
 
 /// An attempt that did not finish within [`RetryMiddleware::attempt_timeout`], and was the last.
@@ -63,6 +65,7 @@ impl RetryMiddleware {
             attempt_timeout: None,
             budget: None,
             throttle: None,
+            pacer: None,
         }
     }
 
@@ -72,7 +75,7 @@ impl RetryMiddleware {
         self
     }
 
-    /// Sets the longest `Retry-After` honoured; a longer one ends the retries (the response is
+    /// Sets the longest server wait hint (`Retry-After`, …) honoured; a longer one ends the retries (the response is
     /// returned) rather than sleeping for hours.
     pub fn hint_ceiling(mut self, ceiling: Duration) -> Self {
         self.hint_ceiling = ceiling;
@@ -111,6 +114,16 @@ impl RetryMiddleware {
         self
     }
 
+    /// Paces every attempt with a shared [`Pacer`] (opt-in): each waits for its slot to the
+    /// request's host and port, and every response's `RateLimit` feeds the pacer, which spaces
+    /// sends evenly over the rest of the window so that the quota never runs out. Share one
+    /// pacer between all the clients of a process. A pacing wait above the pacer's ceiling is
+    /// not waited: the attempt goes, and the server's answer decides.
+    pub fn pace(mut self, pacer: Arc<Pacer>) -> Self {
+        self.pacer = Some(pacer);
+        self
+    }
+
     /// Whether this request may be retried at all.
     fn may_retry(&self, req: &Request) -> bool {
         (self.non_idempotent || is_idempotent_method(req.method().as_str())) && req.try_clone().is_some()
@@ -124,12 +137,13 @@ impl RetryMiddleware {
         extensions: &mut Extensions,
         next: Next<'_>,
     ) -> reqwest_middleware::Result<Response> {
-        let (req, next, statuses) = (&req, &next, self.statuses);
+        let (req, next, statuses, pacer) = (&req, &next, self.statuses, self.pacer.as_deref());
         let extensions = &tokio::sync::Mutex::new(extensions);
+        let host = &authority(req);
         let attempt = move || async move {
             let copy = req.try_clone().expect("may_retry checked that the request clones");
             let mut ext = extensions.lock().await;
-            match next.clone().run(copy, &mut ext).await {
+            match paced(pacer, host, next.clone().run(copy, &mut ext)).await {
                 Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
                 Ok(res) => Ok(res),
                 Err(e) => Err(Attempt::Transport(e)),
@@ -158,6 +172,31 @@ impl RetryMiddleware {
     }
 }
 
+/// `host:port` of a request, the pacer's key.
+fn authority(req: &Request) -> String {
+    let url = req.url();
+    format!("{}:{}", url.host_str().unwrap_or_default(), url.port_or_known_default().unwrap_or(0))
+}
+
+/// Sends after the pacer's slot (when pacing) and teaches the pacer the response's `RateLimit`.
+async fn paced(
+    pacer: Option<&Pacer>,
+    host: &str,
+    send: impl std::future::Future<Output = reqwest_middleware::Result<Response>>,
+) -> reqwest_middleware::Result<Response> {
+    let Some(pacer) = pacer else { return send.await };
+    let _ = pacer.until_ready(host).await;
+    let result = send.await;
+    if let Ok(res) = &result {
+        pacer.observe(
+            host,
+            &signals(res.headers(), SystemTime::now()),
+            tokio::time::Instant::now().into_std(),
+        );
+    }
+    result
+}
+
 #[async_trait::async_trait]
 impl Middleware for RetryMiddleware {
     async fn handle(
@@ -167,7 +206,8 @@ impl Middleware for RetryMiddleware {
         next: Next<'_>,
     ) -> reqwest_middleware::Result<Response> {
         if !self.may_retry(&req) {
-            return next.run(req, extensions).await;
+            let host = authority(&req);
+            return paced(self.pacer.as_deref(), &host, next.run(req, extensions)).await;
         }
         self.send(req, extensions, next).await
     }

@@ -16,7 +16,9 @@
 //! - [`retry()`] and [`retry_async()`]: executors with a retry predicate, server hints
 //!   (Retry-After) under a ceiling, deadlines, per-attempt timeouts, notify hooks and
 //!   [`Metrics`]. **Retried operations must be idempotent.**
-//! - [`http`]: retryable statuses and `Retry-After` parsing.
+//! - [`http`]: retryable statuses, every server wait hint (`Retry-After`, `RateLimit`,
+//!   `X-RateLimit-*`, `x-amz-retry-after`) and a [`http::Pacer`] that spends a quota evenly.
+//! - [`aws`]: the AWS SDKs' standard retry mode, pre-2026 and as revised in 2026.
 //!
 //! Randomness is seedable ([`Policy::backoff_seeded`]) and time injectable ([`ManualClock`]).
 //!
@@ -37,6 +39,7 @@
 #![warn(missing_docs, missing_debug_implementations)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod aws;
 mod backoff;
 pub mod budget;
 mod clock;
@@ -44,6 +47,7 @@ mod error;
 pub mod http;
 mod jitter;
 mod policy;
+pub mod preset;
 mod responsive;
 mod retry;
 mod seed;

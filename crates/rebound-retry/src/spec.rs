@@ -1,10 +1,13 @@
 //! The policy spec grammar, shared by the CLI, configuration files and the simulator.
 //!
 //! ```text
-//! SPEC  := KIND [":" ENTRY ("," ENTRY)*]
+//! SPEC  := KIND [":" ENTRY ("," ENTRY)*] | "preset:" NAME
 //! KIND  := constant | linear | exponential | responsive
 //! ENTRY := KEY "=" VALUE
 //! ```
+//!
+//! `preset:NAME` names a peer's defaults (`preset:aws-2026`, `preset:grpc-a6`, …): see
+//! [`crate::preset`].
 //!
 //! Durations are written in humantime form (`100ms`, `1s`, `1m30s`, `15m`); `0` is zero.
 //!
@@ -27,7 +30,7 @@
 //! | `threshold` | responsive | successes ≥ 1 | `10` |
 //! | `randomization` | responsive | factor in [0, 1] | `0.3` |
 //! | `max-randomization` | responsive | duration | `2m` |
-//! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
+//! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota), `aws-2026:CAPACITY` (its 2026 costs) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
 //! | `throttle` | all | `sre:K` (Google SRE adaptive throttling) or `cubic` (AWS SDK adaptive mode); see [`crate::throttle`] | none |
 //!
 //! ```
@@ -249,6 +252,9 @@ impl FromStr for Spec {
 
     fn from_str(s: &str) -> Result<Spec, ConfigError> {
         let s = s.trim();
+        if let Some(name) = s.strip_prefix("preset:") {
+            return crate::preset::preset(name); // a peer's defaults by name: see crate::preset
+        }
         let (kind, body) = s.split_once(':').unwrap_or((s, ""));
         // `budget=` and `throttle=` go with every kind; the rest is the kind's own.
         let (mut budget, mut throttle, mut own) = (None, None, Vec::new());

@@ -10,7 +10,10 @@
 //!
 //! Only requests that can be cloned before they are sent are retried, and retried requests
 //! must be idempotent: [`HttpStatuses`] (feature `http`, default) retries transport errors and
-//! retryable statuses for idempotent methods only.
+//! retryable statuses for idempotent methods only, and waits at least as long as the server's
+//! `Retry-After` (or `RateLimit`, `X-RateLimit-*`, `x-amz-retry-after`) asks, up to
+//! [`ReboundPolicy::hint_ceiling`]. [`PaceLayer`] (feature `http`) spaces requests by the
+//! server's `RateLimit` before the quota runs out.
 //!
 //! ```
 //! use rebound_retry::Policy;
@@ -40,10 +43,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod layer;
+#[cfg(feature = "http")]
+mod pace;
 mod policy;
 mod predicate;
 
 pub use layer::RetryLayer;
+#[cfg(feature = "http")]
+pub use pace::{PaceLayer, Paced};
 pub use policy::ReboundPolicy;
 #[cfg(feature = "http")]
 pub use predicate::{clone_http_request, HttpStatuses};

@@ -7,7 +7,7 @@
 
 use crate::predicate::{RetryErrors, RetryPredicate};
 use rebound_retry::budget::{RetryBudget, RetryCause};
-use rebound_retry::{Backoff, Policy, PolicyBackoff};
+use rebound_retry::{Backoff, Policy, PolicyBackoff, DEFAULT_HINT_CEILING};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -32,6 +32,8 @@ pub struct ReboundPolicy<Req, P = RetryErrors> {
     /// Next seed for a request's backoff, when jitter is seeded.
     seeds: Option<Arc<AtomicU64>>,
     budget: Option<Arc<dyn RetryBudget>>,
+    /// The longest server wait hint honoured.
+    hint_ceiling: std::time::Duration,
     /// Whether this request has been retried (the budget's accounting of a success).
     retried: Option<RetryCause>,
     backoff: PolicyBackoff,
@@ -55,6 +57,7 @@ impl<Req> ReboundPolicy<Req, RetryErrors> {
             cloner,
             seeds: None,
             budget: None,
+            hint_ceiling: DEFAULT_HINT_CEILING,
             retried: None,
             backoff: policy.backoff(),
             started: Instant::now(),
@@ -71,6 +74,7 @@ impl<Req, P> ReboundPolicy<Req, P> {
             cloner: self.cloner,
             seeds: self.seeds,
             budget: self.budget,
+            hint_ceiling: self.hint_ceiling,
             retried: self.retried,
             backoff: self.backoff,
             started: self.started,
@@ -94,15 +98,30 @@ impl<Req, P> ReboundPolicy<Req, P> {
         self
     }
 
+    /// Sets the longest server wait hint honoured ([`RetryPredicate::wait_hint`], e.g.
+    /// `Retry-After`); a longer one ends the retries and returns the response, rather than
+    /// sleeping for hours. Default 60 s ([`DEFAULT_HINT_CEILING`]).
+    pub fn hint_ceiling(mut self, ceiling: std::time::Duration) -> Self {
+        self.hint_ceiling = ceiling;
+        self
+    }
+
     /// The Rebound policy.
     pub fn policy(&self) -> &Policy {
         &self.policy
     }
 
-    /// The delay before the next retry, or `None` when the policy's stop conditions end the
-    /// retries (`max_elapsed` is measured from the request's start on tokio's clock).
-    fn next_delay(&mut self) -> Option<std::time::Duration> {
-        let delay = self.backoff.next_delay()?;
+    /// The delay before the next retry — the backoff's, or the server's `hint` if longer — or
+    /// `None` when the policy's stop conditions end the retries (`max_elapsed` is measured from
+    /// the request's start on tokio's clock) or the hint is above the ceiling.
+    fn next_delay(&mut self, hint: Option<std::time::Duration>) -> Option<std::time::Duration> {
+        let mut delay = self.backoff.next_delay()?;
+        if let Some(hint) = hint {
+            if hint > self.hint_ceiling {
+                return None;
+            }
+            delay = delay.max(hint);
+        }
         match self.policy.max_elapsed() {
             Some(max) if self.started.elapsed().saturating_add(delay) > max => None,
             _ => Some(delay),
@@ -125,6 +144,7 @@ impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
             cloner: self.cloner,
             seeds: self.seeds.clone(),
             budget: self.budget.clone(),
+            hint_ceiling: self.hint_ceiling,
             retried: None,
             backoff,
             started: Instant::now(),
@@ -160,7 +180,8 @@ where
         if let Some(budget) = &self.budget {
             budget.on_failure(now);
         }
-        let delay = self.next_delay()?;
+        let hint = self.predicate.wait_hint(result);
+        let delay = self.next_delay(hint)?;
         if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, RetryCause::Error)) {
             return None;
         }

@@ -9,6 +9,15 @@
 pub trait RetryPredicate<Req, Res, E> {
     /// `true` to retry after `result`, the outcome of sending `req`.
     fn should_retry(&mut self, req: &Req, result: &Result<Res, E>) -> bool;
+
+    /// The wait the server asked for in `result` (e.g. `Retry-After`), if any: the retry waits
+    /// at least this long, and a hint above the policy's hint ceiling ends the retries. None by
+    /// default; [`HttpStatuses`](crate::HttpStatuses) reads every header
+    /// `rebound_retry::http::ServerSignals` knows.
+    fn wait_hint(&mut self, result: &Result<Res, E>) -> Option<std::time::Duration> {
+        let _ = result;
+        None
+    }
 }
 
 /// Retries every `Err` and no `Ok` (the default).
@@ -37,11 +46,13 @@ pub use self::http_statuses::HttpStatuses;
 mod http_statuses {
     use super::RetryPredicate;
     use rebound_retry::http::{is_idempotent_method, RetryableStatuses};
+    use std::time::{Duration, SystemTime};
 
     /// The HTTP predicate: retries transport errors (`Err`) and responses whose status is in
     /// a [`RetryableStatuses`] set, for idempotent methods only (RFC 9110 §9.2.2: GET, HEAD,
     /// OPTIONS, TRACE, PUT, DELETE) unless [`retry_non_idempotent`](Self::retry_non_idempotent)
-    /// opts in.
+    /// opts in. It reads the server's wait hint (`Retry-After`, `RateLimit`, …) from the
+    /// response, which the retry then waits at least.
     ///
     /// # Default
     /// [`RetryableStatuses::default()`] (408, 429, 500, 502, 503, 504), idempotent methods only.
@@ -90,6 +101,14 @@ mod http_statuses {
                 Ok(res) => self.statuses.contains(res.status().as_u16()),
                 Err(_) => true,
             }
+        }
+
+        /// Every wait hint of the response's headers, by
+        /// [`ServerSignals`](rebound_retry::http::ServerSignals)' precedence (`Retry-After`
+        /// first).
+        fn wait_hint(&mut self, result: &Result<http::Response<ResB>, E>) -> Option<Duration> {
+            let res = result.as_ref().ok()?;
+            crate::pace::signals(res.headers(), SystemTime::now()).wait_hint()
         }
     }
 

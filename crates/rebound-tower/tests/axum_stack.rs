@@ -1,5 +1,5 @@
-//! The tower stack against a real axum server on 127.0.0.1 that answers 503 to its first N
-//! requests, with tokio's clock paused so that backoff waits take no real time.
+//! The tower stack against a real axum server on 127.0.0.1 that answers 503 (optionally with
+//! `Retry-After`) to its first N requests, with tokio's clock paused so that backoff waits take no real time.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -29,14 +29,26 @@ struct FlakyServer {
 
 impl FlakyServer {
     async fn start(fail_first: u32) -> FlakyServer {
+        FlakyServer::start_with(fail_first, None).await
+    }
+
+    /// Fails the first `fail_first` requests with 503 and `Retry-After: retry_after` if set.
+    async fn start_with(fail_first: u32, retry_after: Option<&'static str>) -> FlakyServer {
         let hits = Arc::new(AtomicU32::new(0));
         let app = axum::Router::new()
             .fallback(move |State(hits): State<Arc<AtomicU32>>| async move {
-                match hits.fetch_add(1, Ordering::SeqCst) {
+                let mut headers = http::HeaderMap::new();
+                let status = match hits.fetch_add(1, Ordering::SeqCst) {
                     n if n >= MAX_REQUESTS => StatusCode::GONE,
-                    n if n < fail_first => StatusCode::SERVICE_UNAVAILABLE,
+                    n if n < fail_first => {
+                        if let Some(v) = retry_after {
+                            headers.insert("retry-after", http::HeaderValue::from_static(v));
+                        }
+                        StatusCode::SERVICE_UNAVAILABLE
+                    }
                     _ => StatusCode::OK,
-                }
+                };
+                (status, headers)
             })
             .with_state(hits.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -148,4 +160,41 @@ async fn a_budget_stops_retries_and_hears_of_successes() {
     assert_eq!(budget.tokens(), 1.0);
     let (status, _) = send(policy, server.request("GET")).await;
     assert_eq!((status, server.hits(), budget.tokens()), (StatusCode::OK, 4, 2.0), "a success adds 1");
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn retry_after_is_honoured_when_longer_than_the_backoff() {
+    let server = FlakyServer::start_with(2, Some("2")).await;
+    let (status, took) = send(http_policy(5), server.request("GET")).await;
+    assert_eq!((status, server.hits()), (StatusCode::OK, 3));
+    assert_eq!(took, Duration::from_secs(4), "two waits of Retry-After: 2 (not 100 + 200 ms)");
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn retry_after_above_the_ceiling_ends_the_retries() {
+    let server = FlakyServer::start_with(2, Some("120")).await;
+    let policy = http_policy(5).hint_ceiling(Duration::from_secs(60));
+    let (status, took) = send(policy, server.request("GET")).await;
+    assert_eq!((status, server.hits(), took), (StatusCode::SERVICE_UNAVAILABLE, 1, Duration::ZERO));
+}
+
+#[tokio::test(flavor = "current_thread", start_paused = true)]
+async fn the_pace_layer_spaces_requests_by_ratelimit() {
+    use rebound_retry::http::Pacer;
+    use rebound_tower::PaceLayer;
+    // A server that says: 4 requests left in the next 2 s.
+    let app = axum::Router::new().fallback(|| async { ([("ratelimit", r#""default";r=4;t=2"#)], "ok") });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let client: Client<HttpConnector, Full<Bytes>> = Client::builder(TokioExecutor::new()).build_http();
+    let mut service = ServiceBuilder::new().layer(PaceLayer::new(Arc::new(Pacer::new()))).service(client);
+    let start = Instant::now();
+    for _ in 0..3 {
+        let req = http::Request::get(format!("http://{addr}/")).body(Full::new(Bytes::new())).unwrap();
+        assert_eq!(service.ready().await.unwrap().call(req).await.unwrap().status(), StatusCode::OK);
+    }
+    // The first goes at once (nothing known yet), the second as soon as the first answer says
+    // 4 left in 2 s (the first slot of the window), the third 2 s / 4 after the second.
+    assert_eq!(start.elapsed(), Duration::from_millis(500));
 }

@@ -1,4 +1,4 @@
-//! The AWS SDKs' retry quota (standard retry mode).
+//! The AWS SDKs' retry quota (standard retry mode), pre-2026 and as revised in 2026.
 
 use super::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
@@ -10,10 +10,35 @@ use std::time::Instant;
 /// attempt adds 1; a call that succeeds after a retry refunds that retry's cost. A retry the
 /// bucket cannot pay for is not made. Lock-free; every deposit saturates at `capacity`, so a
 /// bucket as large as `u64::MAX` never wraps.
+///
+/// [`AwsQuota::with_costs`] takes other costs, e.g. [`AwsCosts::REVISED_2026`].
 #[derive(Debug)]
 pub struct AwsQuota {
     available: AtomicU64,
     capacity: u64,
+    costs: AwsCosts,
+}
+
+/// What the AWS retry quota charges for a retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AwsCosts {
+    /// A retry after an error ([`RetryCause::Error`]).
+    pub retry: u64,
+    /// A retry after a timeout ([`RetryCause::Timeout`]).
+    pub timeout: u64,
+}
+
+impl AwsCosts {
+    /// The pre-2026 standard mode: 5 per retry, 10 after a timeout (botocore
+    /// `botocore/retries/standard.py`, `RetryQuotaChecker._RETRY_COST` and
+    /// `_TIMEOUT_RETRY_REQUEST`).
+    pub const STANDARD: AwsCosts = AwsCosts { retry: RETRY_COST, timeout: TIMEOUT_RETRY_COST };
+    /// The 2026 revision (`AWS_NEW_RETRIES_2026`): 14 per transient retry, timeouts no longer
+    /// special (`RetryQuotaChecker._RETRY_COST_V2`). A throttling retry costs 5
+    /// (`_THROTTLING_RETRY_COST`), which callers that classify throttling errors charge through
+    /// [`crate::aws::AwsRetryMode::retry_cost`].
+    pub const REVISED_2026: AwsCosts = AwsCosts { retry: 14, timeout: 14 };
 }
 
 /// The range of `capacity`, as error messages say it.
@@ -24,10 +49,12 @@ pub const RETRY_COST: u64 = 5;
 /// The cost of a retry after a timeout.
 pub const TIMEOUT_RETRY_COST: u64 = 10;
 
-fn cost(cause: RetryCause) -> u64 {
-    match cause {
-        RetryCause::Error => RETRY_COST,
-        RetryCause::Timeout => TIMEOUT_RETRY_COST,
+impl AwsCosts {
+    fn of(self, cause: RetryCause) -> u64 {
+        match cause {
+            RetryCause::Error => self.retry,
+            RetryCause::Timeout => self.timeout,
+        }
     }
 }
 
@@ -37,10 +64,18 @@ impl AwsQuota {
     /// # Errors
     /// `capacity` of 0 (the range is 1..=`u64::MAX`).
     pub fn new(capacity: u64) -> Result<AwsQuota, ConfigError> {
+        AwsQuota::with_costs(capacity, AwsCosts::STANDARD)
+    }
+
+    /// A full bucket of `capacity` charging `costs`.
+    ///
+    /// # Errors
+    /// `capacity` of 0.
+    pub fn with_costs(capacity: u64, costs: AwsCosts) -> Result<AwsQuota, ConfigError> {
         if capacity == 0 {
             return Err(ConfigError::invalid("budget", "aws:0", CAPACITY_RANGE));
         }
-        Ok(AwsQuota { available: AtomicU64::new(capacity), capacity })
+        Ok(AwsQuota { available: AtomicU64::new(capacity), capacity, costs })
     }
 
     /// What is left in the bucket.
@@ -58,11 +93,11 @@ impl AwsQuota {
 
 impl RetryBudget for AwsQuota {
     fn try_retry(&self, _now: Instant, cause: RetryCause) -> bool {
-        let c = cost(cause);
+        let c = self.costs.of(cause);
         self.available.fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| a.checked_sub(c)).is_ok()
     }
 
     fn on_success(&self, _now: Instant, retried: Option<RetryCause>) {
-        self.deposit(retried.map_or(1, cost));
+        self.deposit(retried.map_or(1, |c| self.costs.of(c)));
     }
 }

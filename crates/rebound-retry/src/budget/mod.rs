@@ -37,7 +37,7 @@ mod grpc;
 mod pushback;
 mod spec;
 
-pub use aws::AwsQuota;
+pub use aws::{AwsCosts, AwsQuota};
 pub use finagle::FinagleBudget;
 pub use grpc::GrpcBudget;
 pub use pushback::{grpc_pushback, grpc_pushback_values, grpc_retry_on, GrpcRetryOn, Pushback};

@@ -1,7 +1,7 @@
 //! Budgets in the spec grammar: `budget=grpc:MAX:RATIO`, `budget=finagle:PERCENT:TTL:MIN_PER_SEC`,
-//! `budget=aws:CAPACITY`, `budget=redis:URL:KEY:MAX:RATIO`.
+//! `budget=aws:CAPACITY`, `budget=aws-2026:CAPACITY`, `budget=redis:URL:KEY:MAX:RATIO`.
 
-use super::{AwsQuota, FinagleBudget, GrpcBudget, RetryBudget};
+use super::{AwsCosts, AwsQuota, FinagleBudget, GrpcBudget, RetryBudget};
 use crate::error::ConfigError;
 use crate::policy::fmt_duration;
 use std::fmt;
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 const EXPECTED: &str =
-    "grpc:MAX:RATIO, finagle:PERCENT:TTL:MIN_PER_SEC, aws:CAPACITY or redis:URL:KEY:MAX:RATIO";
+    "grpc:MAX:RATIO, finagle:PERCENT:TTL:MIN_PER_SEC, aws:CAPACITY, aws-2026:CAPACITY or redis:URL:KEY:MAX:RATIO";
 
 /// A retry budget's configuration, as written in a spec.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,6 +35,11 @@ pub enum BudgetSpec {
     /// The AWS SDKs' retry quota ([`AwsQuota`]).
     Aws {
         /// The bucket's size (the SDKs use 500), 1..=`u64::MAX`.
+        capacity: u64,
+    },
+    /// The AWS SDKs' retry quota as revised in 2026 ([`AwsCosts::REVISED_2026`]).
+    Aws2026 {
+        /// The bucket's size (the SDKs use 500).
         capacity: u64,
     },
     /// gRPC's token bucket shared by many processes through Redis. Built by the
@@ -66,6 +71,9 @@ impl BudgetSpec {
                 Arc::new(FinagleBudget::new(percent, ttl, min_per_sec)?)
             }
             BudgetSpec::Aws { capacity } => Arc::new(AwsQuota::new(capacity)?),
+            BudgetSpec::Aws2026 { capacity } => {
+                Arc::new(AwsQuota::with_costs(capacity, AwsCosts::REVISED_2026)?)
+            }
             BudgetSpec::Redis { .. } => {
                 return Err(ConfigError::invalid(
                     "budget",
@@ -96,6 +104,11 @@ impl FromStr for BudgetSpec {
                 min_per_sec: num(min)?,
             },
             ("aws", [capacity]) => BudgetSpec::Aws {
+                capacity: capacity
+                    .parse()
+                    .map_err(|_| ConfigError::invalid("budget", s, super::aws::CAPACITY_RANGE))?,
+            },
+            ("aws-2026", [capacity]) => BudgetSpec::Aws2026 {
                 capacity: capacity
                     .parse()
                     .map_err(|_| ConfigError::invalid("budget", s, super::aws::CAPACITY_RANGE))?,
@@ -139,6 +152,7 @@ impl fmt::Display for BudgetSpec {
                 write!(f, "finagle:{percent}:{}:{min_per_sec}", fmt_duration(*ttl))
             }
             BudgetSpec::Aws { capacity } => write!(f, "aws:{capacity}"),
+            BudgetSpec::Aws2026 { capacity } => write!(f, "aws-2026:{capacity}"),
             BudgetSpec::Redis { url, key, max_tokens, token_ratio } => {
                 write!(f, "redis:{url}:{key}:{max_tokens}:{token_ratio}")
             }

@@ -6,7 +6,9 @@ use super::outcome::{Failure, Outcome, RetryError};
 use super::{Async, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
+use crate::http::Pacer;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
@@ -15,6 +17,15 @@ impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
     /// the deadline.
     pub fn attempt_timeout(mut self, d: Duration) -> Self {
         self.settings.attempt_timeout = Some(d);
+        self
+    }
+
+    /// Paces every attempt, the first included, with a shared [`Pacer`]: the attempt waits
+    /// (on this executor's sleeper) for its slot to `host`. Opt-in; the operation feeds the
+    /// pacer with [`Pacer::observe`] as responses arrive. A pacing wait above the pacer's
+    /// ceiling is not waited (the attempt goes at once and the server's answer decides).
+    pub fn pace(mut self, pacer: Arc<Pacer>, host: impl Into<String>) -> Self {
+        self.guard.pacing = Some((pacer, Arc::from(host.into())));
         self
     }
 
@@ -68,6 +79,12 @@ where
             loop {
                 if let Some(wait) = self.admission(&mut run)? {
                     self.sleeper.sleep(wait).await;
+                }
+                if let Some((pacer, host)) = &self.guard.pacing {
+                    match pacer.reserve(host, self.clock.now()) {
+                        Ok(wait) if !wait.is_zero() => self.sleeper.sleep(wait).await,
+                        Ok(_) | Err(_) => {}
+                    }
                 }
                 run.attempts += 1;
                 self.metrics.on_attempt();

@@ -93,6 +93,9 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
 struct Guard {
     budget: Option<Arc<dyn RetryBudget>>,
     throttle: Option<Arc<dyn Throttle>>,
+    /// A shared pacer and the host the operation talks to (async executor only).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
+    pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
 }
 
 #[derive(Debug, Clone, Copy)]

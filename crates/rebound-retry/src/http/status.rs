@@ -1,20 +1,8 @@
-//! HTTP helpers without an HTTP client: which statuses to retry, and how long a server asked
-//! us to wait.
-//!
-//! ```
-//! use rebound_retry::http::{parse_retry_after, RetryableStatuses};
-//! use std::time::{Duration, SystemTime};
-//!
-//! let statuses = RetryableStatuses::default();
-//! assert!(statuses.contains(429) && statuses.contains(503) && !statuses.contains(404));
-//! assert_eq!(parse_retry_after("120", SystemTime::now()), Some(Duration::from_secs(120)));
-//! assert_eq!(parse_retry_after("soon", SystemTime::now()), None);
-//! ```
+//! Which responses are worth a retry: retryable statuses and idempotent methods.
 
 use crate::error::ConfigError;
 use std::fmt;
 use std::str::FromStr;
-use std::time::{Duration, SystemTime};
 
 /// A set of HTTP status codes (100–999) worth retrying.
 ///
@@ -95,21 +83,6 @@ impl FromStr for RetryableStatuses {
     }
 }
 
-/// Parses a `Retry-After` header value (RFC 9110 §10.2.3): either delta-seconds (`120`) or an
-/// HTTP-date (`Wed, 21 Oct 2015 07:28:00 GMT`), which is turned into a wait from `now` (zero if
-/// the date has passed). Anything else — negative numbers, fractions, garbage — gives `None`,
-/// never a panic. Huge delta-seconds saturate at `u64::MAX` seconds; the executor's hint
-/// ceiling decides what to do with them.
-pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
-    let v = value.trim();
-    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
-        let secs = v.parse::<u64>().unwrap_or(u64::MAX);
-        return Some(Duration::from_secs(secs));
-    }
-    let date = httpdate::parse_http_date(v).ok()?;
-    Some(date.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
 /// Whether a request method is idempotent (RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT,
 /// DELETE), hence safe to retry without the caller opting in.
 pub fn is_idempotent_method(method: &str) -> bool {
@@ -134,19 +107,6 @@ mod tests {
         for bad in ["", "abc", "99", "1000", "503-500", "5xx"] {
             let err = bad.parse::<RetryableStatuses>().unwrap_err().to_string();
             assert!(err.contains("statuses"), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn retry_after_forms() {
-        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_445_412_400); // 2015-10-21 07:26:40 GMT
-        assert_eq!(parse_retry_after("0", now), Some(Duration::ZERO));
-        assert_eq!(parse_retry_after(" 7 ", now), Some(Duration::from_secs(7)));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now), Some(Duration::from_secs(80)));
-        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:00:00 GMT", now), Some(Duration::ZERO));
-        assert_eq!(parse_retry_after("99999999999999999999999", now), Some(Duration::from_secs(u64::MAX)));
-        for bad in ["", "-1", "1.5", "soon", "Wed, 32 Oct 2015 07:28:00 GMT", "\u{0}"] {
-            assert_eq!(parse_retry_after(bad, now), None, "{bad:?}");
         }
     }
 

@@ -1,0 +1,50 @@
+//! HTTP helpers without an HTTP client: which statuses to retry, and every way a server says
+//! how long to wait.
+//!
+//! Why: a client that waits for the 429 has already overloaded the server once, and a client
+//! that ignores the server's hint retries too early and is refused again. Servers say more than
+//! `Retry-After`; this module reads all of it, one parser per header family:
+//!
+//! | header | parser | effect |
+//! |---|---|---|
+//! | `Retry-After` (RFC 9110 §10.2.3) | [`parse_retry_after`] | wait at least this long |
+//! | `x-amz-retry-after` (ms) | [`parse_x_amz_retry_after`] | wait at least this long |
+//! | `grpc-retry-pushback-ms` (gRFC A6) | [`grpc_pushback`] | wait at least this long; negative: do not retry |
+//! | `RateLimit` (draft-ietf-httpapi-ratelimit-headers-11) | [`parse_ratelimit`] | `r=0`: wait `t`; `r>0`: pace |
+//! | `RateLimit-Policy` (same draft) | [`parse_ratelimit_policy`] | the quota and window behind `RateLimit` |
+//! | `X-RateLimit-Remaining` / `X-RateLimit-Reset` | [`parse_x_ratelimit_remaining`], [`parse_x_ratelimit_reset`] | remaining 0: wait until the reset |
+//!
+//! [`ServerSignals`] reads them all from one response and applies one precedence
+//! (`Retry-After` first), and [`Pacer`] spaces requests by `RateLimit` so that the quota never
+//! runs out. A hint never makes a wait longer than the executor's hint ceiling
+//! silently: above it the executor gives up with the hint in the error
+//! ([`GiveUp::HintAboveCeiling`](crate::GiveUp::HintAboveCeiling)), so that the caller can
+//! schedule the work for later.
+//!
+//! ```
+//! use rebound_retry::http::{parse_retry_after, RetryableStatuses};
+//! use std::time::{Duration, SystemTime};
+//!
+//! let statuses = RetryableStatuses::default();
+//! assert!(statuses.contains(429) && statuses.contains(503) && !statuses.contains(404));
+//! assert_eq!(parse_retry_after("120", SystemTime::now()), Some(Duration::from_secs(120)));
+//! assert_eq!(parse_retry_after("soon", SystemTime::now()), None);
+//! ```
+
+mod legacy;
+mod pacer;
+mod ratelimit;
+mod retry_after;
+mod signals;
+mod status;
+
+/// `grpc-retry-pushback-ms` (gRFC A6), defined beside the gRPC retry budget.
+pub use crate::budget::{grpc_pushback, Pushback};
+pub use legacy::{
+    parse_x_amz_retry_after, parse_x_ratelimit_remaining, parse_x_ratelimit_reset, EPOCH_THRESHOLD_SECS,
+};
+pub use pacer::{PaceAboveCeiling, Pacer, MAX_LANES};
+pub use ratelimit::{parse_ratelimit, parse_ratelimit_policy, QuotaUnit, RateLimit, RateLimitPolicy};
+pub use retry_after::parse_retry_after;
+pub use signals::{ServerSignals, SIGNAL_HEADERS};
+pub use status::{is_idempotent_method, RetryableStatuses};
