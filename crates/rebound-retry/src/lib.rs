@@ -43,6 +43,7 @@ mod clock;
 mod error;
 pub mod http;
 mod jitter;
+pub mod observe;
 mod policy;
 mod responsive;
 mod retry;

@@ -63,13 +63,14 @@ where
         mut self,
         finish: impl FnOnce(Outcome<T>) -> R,
     ) -> impl Future<Output = Result<R, RetryError<E>>> {
-        async move {
+        let call = async move {
             let mut run = self.start();
             loop {
                 if let Some(wait) = self.admission(&mut run)? {
                     self.sleeper.sleep(wait).await;
                 }
                 run.attempts += 1;
+                crate::observe::attempt();
                 self.metrics.on_attempt();
                 let limit = self.attempt_limit(&run);
                 let result = match limit {
@@ -88,7 +89,10 @@ where
                 let delay = self.after_failure(&mut run, failure)?;
                 self.sleeper.sleep(delay).await;
             }
-        }
+        };
+        #[cfg(feature = "tracing")]
+        let call = tracing::Instrument::instrument(call, crate::observe::call_span());
+        call
     }
 
     /// The time this attempt may take: its own timeout, cut at the overall deadline.
