@@ -29,5 +29,7 @@
 
 mod attempt;
 mod middleware;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use middleware::{AttemptTimedOut, RetryMiddleware, Throttled};

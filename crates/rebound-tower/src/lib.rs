@@ -42,6 +42,8 @@
 mod layer;
 mod policy;
 mod predicate;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use layer::RetryLayer;
 pub use policy::ReboundPolicy;
