@@ -4,7 +4,7 @@
 //! Why a module of free functions: the executors, budgets, throttles and the responsive backoff
 //! each call one line here at the point where something happens. Without the features every
 //! function is an empty `#[inline(always)]` body, so the hot path pays nothing; with them, the
-//! names and labels live in one place, the table in the crate docs ("Observability").
+//! names and labels live in one place, the table in the [crate docs](crate#observability).
 //!
 //! Metric names follow Prometheus conventions (OpenMetrics): `_total` for counters, base units
 //! (`_seconds`) for histograms and gauges.

@@ -48,5 +48,6 @@ mod trace;
 pub use layer::RetryLayer;
 pub use policy::ReboundPolicy;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use predicate::{clone_http_request, HttpStatuses};
 pub use predicate::{RetryErrors, RetryPredicate};

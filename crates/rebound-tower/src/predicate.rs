@@ -31,6 +31,7 @@ where
 }
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http_statuses::HttpStatuses;
 
 #[cfg(feature = "http")]
@@ -107,4 +108,5 @@ mod http_statuses {
 }
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http_statuses::clone_http_request;

@@ -9,6 +9,7 @@ use crate::clock::{AsyncSleeper, Clock};
 use std::future::Future;
 use std::time::Duration;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
     /// Bounds each attempt: one that has not finished after `d` is dropped (cancelled) and
     /// counts as a [`Failure::TimedOut`]. With an overall deadline, an attempt is also cut at
@@ -25,6 +26,7 @@ impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, Fut, P, H, N, S, C, M, T, E> Retry<Async, B, F, P, H, N, S, C, M>
 where
     B: Backoff,
