@@ -88,7 +88,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
     };
     let exe = std::env::current_exe().context("locating the rebound binary")?;
     let mut runs = Vec::new();
-    for spec in &specs {
+    for (i, spec) in specs.iter().enumerate() {
         let load = crate::load::Args {
             url: String::new(),
             clients: args.clients,
@@ -112,8 +112,17 @@ pub fn run(command: Command) -> Result<ExitCode> {
             println!("== {spec}");
         }
         let mut printer = crate::load::Every5s::new(!args.json, "  ");
+        let bar = crate::progress::bar(
+            args.duration.as_secs(),
+            &format!("run {}/{} {{bar:40}} {{pos}}/{{len}} s", i + 1, specs.len()),
+            args.json,
+        );
         // A fresh runtime per run: nothing of one run (connections, tasks) outlives it.
-        let report = crate::runtime()?.block_on(experiment::run(config, |s| printer.print(s)))?;
+        let report = crate::runtime()?.block_on(experiment::run(config, |s| {
+            bar.set_position(s.len() as u64);
+            bar.suspend(|| printer.print(s));
+        }))?;
+        bar.finish_and_clear();
         if report.baseline < 0.5 * args.rate {
             eprintln!(
                 "warning: OK/s before the outage was {:.1}, under half of --rate {}/s: the machine may be overloaded",

@@ -5,9 +5,11 @@ mod advise;
 mod contend;
 mod exec;
 mod experiment;
+mod install;
 mod load;
 mod map;
 mod plot;
+mod progress;
 mod schedule;
 mod serve;
 mod spec_help;
@@ -44,6 +46,8 @@ enum Command {
     /// Unattended live experiments (`experiment live`: serve, load, SIGSTOP, SIGCONT).
     #[command(subcommand)]
     Experiment(experiment::Command),
+    Completions(install::CompletionsArgs),
+    Man(install::ManArgs),
 }
 
 /// A multi-threaded tokio runtime for the live lab's commands.
@@ -80,6 +84,8 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Load(args) => load::run(args),
         Command::Experiment(command) => experiment::run(command),
+        Command::Completions(args) => install::completions(args),
+        Command::Man(args) => install::man(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
