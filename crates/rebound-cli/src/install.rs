@@ -10,9 +10,11 @@ use std::process::ExitCode;
 
 /// Print a completion script for SHELL to stdout.
 ///
-/// Example (bash): rebound completions bash > ~/.local/share/bash-completion/completions/rebound
-/// zsh: rebound completions zsh > "${fpath[1]}/_rebound"; fish: rebound completions fish >
-/// ~/.config/fish/completions/rebound.fish
+/// bash: rebound completions bash > ~/.local/share/bash-completion/completions/rebound
+///
+/// zsh: rebound completions zsh > ~/.zfunc/_rebound (a directory on $fpath)
+///
+/// fish: rebound completions fish > ~/.config/fish/completions/rebound.fish
 #[derive(Debug, clap::Args)]
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish (also elvish, powershell).
@@ -21,7 +23,9 @@ pub struct CompletionsArgs {
 
 /// Print the man page of `rebound` (roff) to stdout, or write one page per command to --dir.
 ///
-/// Example: rebound man | man -l -   or   rebound man --dir /usr/local/share/man/man1
+/// Example: rebound man | man -l -
+///
+/// Example: rebound man --dir /usr/local/share/man/man1
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
     /// Write rebound.1 and rebound-COMMAND.1 for every command into this directory instead.

@@ -39,7 +39,7 @@
 //! - `tokio` (default): [`retry_async()`] and [`TokioSleeper`].
 //! - `serde` (default): `Serialize`/`Deserialize` of [`Spec`].
 //! - `metrics`: report through the [`metrics`](https://docs.rs/metrics) facade to any exporter
-//!   (Prometheus, StatsD, OpenTelemetry), under the names below; [`observe::describe`] adds
+//!   (Prometheus, StatsD, OpenTelemetry), under the names below; `observe::describe()` adds
 //!   their descriptions and units.
 //! - `tracing`: one `rebound.retry` span (DEBUG) per executor call, and in it a DEBUG event per
 //!   retry (`attempt`, `delay_s`, `reason`) and one when the call gives up (`attempts`,
