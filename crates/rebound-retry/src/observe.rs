@@ -69,7 +69,12 @@ pub(crate) fn retry(attempt: u64, delay: Duration, why: RetryCause) {
     let _ = (attempt, delay, why);
     #[cfg(feature = "metrics")]
     {
-        metrics::counter!(RETRIES, "cause" => cause(why)).increment(1);
+        // Literal label values: the macros then build a static key, allocating nothing.
+        match why {
+            RetryCause::Error => metrics::counter!(RETRIES, "cause" => "error"),
+            RetryCause::Timeout => metrics::counter!(RETRIES, "cause" => "timeout"),
+        }
+        .increment(1);
         metrics::histogram!(RETRY_WAIT).record(delay.as_secs_f64());
     }
     #[cfg(feature = "tracing")]
@@ -91,7 +96,15 @@ pub(crate) fn success(attempts: u64) {
 pub(crate) fn give_up(why: GiveUp, attempts: u64) {
     let _ = (why, attempts);
     #[cfg(feature = "metrics")]
-    metrics::counter!(GIVE_UPS, "reason" => reason(why)).increment(1);
+    match why {
+        GiveUp::Permanent => metrics::counter!(GIVE_UPS, "reason" => "permanent"),
+        GiveUp::Exhausted => metrics::counter!(GIVE_UPS, "reason" => "exhausted"),
+        GiveUp::Deadline => metrics::counter!(GIVE_UPS, "reason" => "deadline"),
+        GiveUp::BudgetExhausted => metrics::counter!(GIVE_UPS, "reason" => "budget_exhausted"),
+        GiveUp::Throttled => metrics::counter!(GIVE_UPS, "reason" => "throttled"),
+        GiveUp::HintAboveCeiling { .. } => metrics::counter!(GIVE_UPS, "reason" => "hint_above_ceiling"),
+    }
+    .increment(1);
     #[cfg(feature = "tracing")]
     tracing::debug!(attempts, reason = reason(why), "gave up");
 }
@@ -114,8 +127,11 @@ pub(crate) fn responsive(failed: bool, current: Duration) {
     let _ = (failed, current);
     #[cfg(feature = "metrics")]
     {
-        let outcome = if failed { "failure" } else { "success" };
-        metrics::counter!(RESPONSIVE_REPORTS, "outcome" => outcome).increment(1);
+        if failed {
+            metrics::counter!(RESPONSIVE_REPORTS, "outcome" => "failure").increment(1);
+        } else {
+            metrics::counter!(RESPONSIVE_REPORTS, "outcome" => "success").increment(1);
+        }
         metrics::gauge!(RESPONSIVE_DELAY).set(current.as_secs_f64());
     }
 }
@@ -130,10 +146,19 @@ pub(crate) fn responsive(failed: bool, current: Duration) {
 pub fn budget_decision(kind: &'static str, granted: bool) -> bool {
     let _ = kind;
     #[cfg(feature = "metrics")]
-    if granted {
-        metrics::counter!(BUDGET_GRANTS, "budget" => kind).increment(1);
-    } else {
-        metrics::counter!(BUDGET_REFUSALS, "budget" => kind).increment(1);
+    {
+        // The built-in kinds as literals (a static key, no allocation); others allocate a label.
+        let counter = match (granted, kind) {
+            (true, "grpc") => metrics::counter!(BUDGET_GRANTS, "budget" => "grpc"),
+            (true, "finagle") => metrics::counter!(BUDGET_GRANTS, "budget" => "finagle"),
+            (true, "aws") => metrics::counter!(BUDGET_GRANTS, "budget" => "aws"),
+            (true, _) => metrics::counter!(BUDGET_GRANTS, "budget" => kind),
+            (false, "grpc") => metrics::counter!(BUDGET_REFUSALS, "budget" => "grpc"),
+            (false, "finagle") => metrics::counter!(BUDGET_REFUSALS, "budget" => "finagle"),
+            (false, "aws") => metrics::counter!(BUDGET_REFUSALS, "budget" => "aws"),
+            (false, _) => metrics::counter!(BUDGET_REFUSALS, "budget" => kind),
+        };
+        counter.increment(1);
     }
     granted
 }
