@@ -5,9 +5,7 @@
 mod plot;
 
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressStyle};
 use rebound_sim::contend::{ClientRange, Network, Point, Strategy, Sweep, BROOKER};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,7 +55,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.plot {
         plot::check_path(path)?;
     }
-    let bar = progress_bar(sweep.total_runs());
+    let bar = crate::progress::bar(
+        sweep.total_runs(),
+        "{bar:40} {pos}/{len} runs, {elapsed} (eta {eta})",
+        args.json,
+    );
     let points = sweep.run(|| bar.inc(1))?;
     bar.finish_and_clear();
     if args.json {
@@ -75,18 +77,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .write(path)?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// A progress bar on stderr, hidden when stderr is not a terminal.
-fn progress_bar(total: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {elapsed} (eta {eta})") {
-        bar.set_style(style);
-    }
-    bar
 }
 
 /// The two tables (mean calls, mean time), one row per client count and one column per

@@ -94,7 +94,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
         let _ = signal_tx.send(Some(sig));
     })?;
     let mut runs = Vec::new();
-    for spec in &specs {
+    for (i, spec) in specs.iter().enumerate() {
         let load = crate::load::Args {
             url: String::new(),
             clients: args.clients,
@@ -118,12 +118,21 @@ pub fn run(command: Command) -> Result<ExitCode> {
             println!("== {spec}");
         }
         let mut printer = crate::load::Every5s::new(!args.json, "  ");
+        let bar = crate::progress::bar(
+            args.duration.as_secs(),
+            &format!("run {}/{} {{bar:40}} {{pos}}/{{len}} s", i + 1, specs.len()),
+            args.json,
+        );
         // A fresh runtime per run: nothing of one run (connections, tasks) outlives it.
         let mut interrupt = signal_rx.clone();
         let stop = async move {
             let _ = interrupt.wait_for(Option::is_some).await;
         };
-        let report = crate::runtime()?.block_on(experiment::run(config, stop, |s| printer.print(s)));
+        let report = crate::runtime()?.block_on(experiment::run(config, stop, |s| {
+            bar.set_position(s.len() as u64);
+            bar.suspend(|| printer.print(s));
+        }));
+        bar.finish_and_clear();
         if let Some(sig) = *signal_rx.borrow() {
             eprintln!("rebound: {sig}: stopped; the server was continued, killed and reaped");
             return Ok(ExitCode::from(128 + sig as u8));

@@ -7,9 +7,11 @@ mod exec;
 mod experiment;
 mod html;
 mod lab;
+mod install;
 mod load;
 mod map;
 mod plot;
+mod progress;
 mod schedule;
 mod serve;
 mod spec_help;
@@ -49,6 +51,8 @@ enum Command {
     Experiment(experiment::Command),
     /// The lab in a browser: a local page to build a scenario, run it and compare policies.
     Lab(lab::Args),
+    Completions(install::CompletionsArgs),
+    Man(install::ManArgs),
 }
 
 /// A multi-threaded tokio runtime for the live lab's commands.
@@ -86,6 +90,8 @@ fn main() -> ExitCode {
         Command::Load(args) => load::run(args),
         Command::Experiment(command) => experiment::run(command),
         Command::Lab(args) => lab::run(args),
+        Command::Completions(args) => install::completions(args),
+        Command::Man(args) => install::man(args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

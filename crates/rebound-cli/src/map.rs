@@ -4,7 +4,6 @@ use crate::plot::{self, HeatMap};
 use crate::storm::{describe, load_scenario};
 use crate::table;
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
@@ -117,9 +116,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
             jobs.extend(axes.durations.iter().map(|&d| (p, load, d)));
         }
     }
-    let bar = ProgressBar::new(jobs.len() as u64).with_style(
-        ProgressStyle::with_template("map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}")
-            .expect("the template is valid"),
+    let bar = crate::progress::bar(
+        jobs.len() as u64,
+        "map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}",
+        args.json,
     );
     let cells: Vec<Cell> = jobs
         .par_iter()

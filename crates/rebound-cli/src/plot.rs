@@ -49,7 +49,7 @@ const COLORS: [RGBColor; 8] = [
 pub fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let font: &'static [u8] = include_bytes!("../../../assets/DejaVuSans.ttf");
+        let font: &'static [u8] = include_bytes!("../assets/DejaVuSans.ttf");
         // The embedded font is valid; if plotters rejected it, text would be missing, not wrong.
         let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, font);
     });

@@ -3,7 +3,6 @@
 use crate::plot::{self, Panel, Series};
 use crate::table;
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::capacity::{self, CapacityConfig, CapacityReport};
@@ -103,9 +102,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let cells: Vec<(usize, u32)> =
         (0..policies.len()).flat_map(|p| clients.iter().map(move |&n| (p, n))).collect();
-    let bar = ProgressBar::new(cells.len() as u64).with_style(
-        ProgressStyle::with_template("sweep {bar:40} {pos}/{len} runs, {elapsed} elapsed, eta {eta}")
-            .expect("the template is valid"),
+    let bar = crate::progress::bar(
+        cells.len() as u64,
+        "sweep {bar:40} {pos}/{len} runs, {elapsed} elapsed, eta {eta}",
+        args.json,
     );
     let runs: Vec<CapacityReport> = cells
         .par_iter()

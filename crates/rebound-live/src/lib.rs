@@ -11,6 +11,7 @@
 //! - [`experiment`]: the whole S5 run unattended — serve, load, `SIGSTOP`, `SIGCONT` — and the
 //!   verdict whether the OK rate came back.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod error;

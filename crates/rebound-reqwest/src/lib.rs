@@ -27,9 +27,12 @@
 //! # let _ = status; Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod attempt;
 mod middleware;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use middleware::{AttemptTimedOut, RetryMiddleware, Throttled};

@@ -140,14 +140,22 @@ impl RetryMiddleware {
         let (req, next, statuses, pacer) = (&req, &next, self.statuses, self.pacer.as_deref());
         let extensions = &tokio::sync::Mutex::new(extensions);
         let host = &authority(req);
-        let attempt = move || async move {
-            let copy = req.try_clone().expect("may_retry checked that the request clones");
-            let mut ext = extensions.lock().await;
-            match paced(pacer, host, next.clone().run(copy, &mut ext)).await {
-                Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
-                Ok(res) => Ok(res),
-                Err(e) => Err(Attempt::Transport(e)),
-            }
+        #[cfg(feature = "tracing")]
+        let sent = &std::sync::atomic::AtomicU64::new(0);
+        let attempt = move || {
+            let attempt = async move {
+                let copy = req.try_clone().expect("may_retry checked that the request clones");
+                let mut ext = extensions.lock().await;
+                match paced(pacer, host, next.clone().run(copy, &mut ext)).await {
+                    Ok(res) if statuses.contains(res.status().as_u16()) => Err(Attempt::Status(res)),
+                    Ok(res) => Ok(res),
+                    Err(e) => Err(Attempt::Transport(e)),
+                }
+            };
+            #[cfg(feature = "tracing")]
+            let attempt =
+                crate::trace::attempt(attempt, sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+            attempt
         };
         let mut executor = rebound_retry::retry_async(self.policy.backoff(), attempt)
             .when(|a: &Attempt| a.is_transient())

@@ -152,6 +152,7 @@ impl<S: AsyncSleeper + ?Sized> AsyncSleeper for &S {
 pub struct TokioSleeper;
 
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl AsyncSleeper for TokioSleeper {
     type Sleep = tokio::time::Sleep;
     fn sleep(&self, d: Duration) -> Self::Sleep {
@@ -160,6 +161,7 @@ impl AsyncSleeper for TokioSleeper {
 }
 
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl Clock for TokioSleeper {
     fn now(&self) -> Instant {
         tokio::time::Instant::now().into_std()

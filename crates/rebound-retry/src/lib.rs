@@ -35,6 +35,39 @@
 //! assert_eq!(result.unwrap(), 7);
 //! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `tokio` (default): [`retry_async()`] and [`TokioSleeper`].
+//! - `serde` (default): `Serialize`/`Deserialize` of [`Spec`].
+//! - `metrics`: report through the [`metrics`](https://docs.rs/metrics) facade to any exporter
+//!   (Prometheus, StatsD, OpenTelemetry), under the names below; `observe::describe()` adds
+//!   their descriptions and units.
+//! - `tracing`: one `rebound.retry` span (DEBUG) per executor call, and in it a DEBUG event per
+//!   retry (`attempt`, `delay_s`, `reason`) and one when the call gives up (`attempts`,
+//!   `reason`).
+//!
+//! Without `metrics` and `tracing` the reporting calls compile to nothing.
+//!
+//! # Observability
+//!
+//! With the feature `metrics`, executors, budgets, throttles and the shared responsive backoff
+//! record (names as in [`observe`]; the example `examples/prometheus.rs` prints them as a
+//! Prometheus scrape):
+//!
+//! | name | type | labels | recorded when |
+//! |---|---|---|---|
+//! | `rebound_attempts_total` | counter | — | an executor starts an attempt |
+//! | `rebound_retries_total` | counter | `cause`: `error`, `timeout` | an executor schedules a retry |
+//! | `rebound_retry_wait_seconds` | histogram | — | the wait chosen before each retry (backoff, or a longer server hint) |
+//! | `rebound_successes_total` | counter | — | a call succeeds |
+//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling` | a call fails for good |
+//! | `rebound_budget_grants_total` | counter | `budget`: `grpc`, `finagle`, `aws` (or a custom budget's name) | a retry budget grants a retry |
+//! | `rebound_budget_refusals_total` | counter | `budget`, as above | a retry budget refuses a retry |
+//! | `rebound_throttle_wait_seconds` | histogram | — | a client-side throttle delays an attempt (AWS adaptive pacing) |
+//! | `rebound_throttle_rejections_total` | counter | — | a client-side throttle rejects an attempt |
+//! | `rebound_responsive_delay_seconds` | gauge | — | a shared `Responsive` backoff's delay, after each report |
+//! | `rebound_responsive_reports_total` | counter | `outcome`: `failure`, `success` | a failure or success is reported to a shared `Responsive` |
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -46,6 +79,7 @@ mod clock;
 mod error;
 pub mod http;
 mod jitter;
+pub mod observe;
 mod policy;
 pub mod preset;
 mod responsive;
@@ -57,6 +91,7 @@ mod window;
 
 pub use backoff::{Backoff, Immediate};
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use clock::TokioSleeper;
 pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper, SystemClock, ThreadSleeper};
 pub use error::ConfigError;
@@ -66,6 +101,7 @@ pub use responsive::{Responsive, ResponsiveBuilder, ResponsiveConfig, Responsive
 pub use retry::metrics::{CountersSnapshot, Metrics, NoMetrics, RetryCounters};
 pub use retry::outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};
 #[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use retry::retry_async;
 pub use retry::{
     retry, retry_with_defaults, AlwaysRetry, Async, Blocking, HintFn, NoHint, NoNotify, Notify, Predicate,

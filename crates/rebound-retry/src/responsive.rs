@@ -315,12 +315,18 @@ impl Responsive {
 
     /// Reports a failure; returns how long to sleep (see [`ResponsiveState::on_failure`]).
     pub fn on_failure(&self) -> Duration {
-        self.lock().on_failure()
+        let mut state = self.lock();
+        let sleep = state.on_failure();
+        crate::observe::responsive(true, state.current());
+        sleep
     }
 
     /// Reports a success; returns how long to sleep, if at all.
     pub fn on_success(&self) -> Option<Duration> {
-        self.lock().on_success()
+        let mut state = self.lock();
+        let sleep = state.on_success();
+        crate::observe::responsive(false, state.current());
+        sleep
     }
 
     /// The current delay.

@@ -397,6 +397,7 @@ mod serde_impl {
     use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
     /// A spec serializes as its canonical string.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     impl Serialize for Spec {
         fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
             s.collect_str(self)
@@ -404,6 +405,7 @@ mod serde_impl {
     }
 
     /// A spec deserializes from a spec string; a bad one is an error naming the key.
+    #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
     impl<'de> Deserialize<'de> for Spec {
         fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Spec, D::Error> {
             let s = String::deserialize(d)?;

@@ -61,6 +61,7 @@
 //! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations)]
 
 pub mod advise;

@@ -47,11 +47,14 @@ mod layer;
 mod pace;
 mod policy;
 mod predicate;
+#[cfg(feature = "tracing")]
+mod trace;
 
 pub use layer::RetryLayer;
 #[cfg(feature = "http")]
 pub use pace::{PaceLayer, Paced};
 pub use policy::ReboundPolicy;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use predicate::{clone_http_request, HttpStatuses};
 pub use predicate::{RetryErrors, RetryPredicate};

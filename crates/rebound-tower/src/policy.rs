@@ -193,6 +193,8 @@ where
     /// moves) and before each retry (on the request's copy): the first is the request the
     /// budget counts.
     fn clone_request(&mut self, req: &Req) -> Option<Req> {
+        #[cfg(feature = "tracing")]
+        crate::trace::resend(self.backoff.retries());
         if let (Some(budget), 0) = (&self.budget, self.backoff.retries()) {
             budget.on_request(Instant::now().into_std());
         }

@@ -40,6 +40,7 @@ where
 }
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http_statuses::HttpStatuses;
 
 #[cfg(feature = "http")]
@@ -126,4 +127,5 @@ mod http_statuses {
 }
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use self::http_statuses::clone_http_request;

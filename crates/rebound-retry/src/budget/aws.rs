@@ -94,7 +94,9 @@ impl AwsQuota {
 impl RetryBudget for AwsQuota {
     fn try_retry(&self, _now: Instant, cause: RetryCause) -> bool {
         let c = self.costs.of(cause);
-        self.available.fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| a.checked_sub(c)).is_ok()
+        let granted =
+            self.available.fetch_update(Ordering::AcqRel, Ordering::Acquire, |a| a.checked_sub(c)).is_ok();
+        crate::observe::budget_decision("aws", granted)
     }
 
     fn on_success(&self, _now: Instant, retried: Option<RetryCause>) {

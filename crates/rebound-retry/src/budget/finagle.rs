@@ -70,7 +70,7 @@ impl RetryBudget for FinagleBudget {
         if ok {
             current[1] += 1;
         }
-        ok
+        crate::observe::budget_decision("finagle", ok)
     }
 
     fn on_request(&self, now: Instant) {

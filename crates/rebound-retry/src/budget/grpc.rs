@@ -63,7 +63,7 @@ impl GrpcBudget {
 
 impl RetryBudget for GrpcBudget {
     fn try_retry(&self, _now: Instant, _cause: RetryCause) -> bool {
-        self.tokens.load(Ordering::Acquire) * 2 > self.max
+        crate::observe::budget_decision("grpc", self.tokens.load(Ordering::Acquire) * 2 > self.max)
     }
 
     fn on_failure(&self, _now: Instant) {

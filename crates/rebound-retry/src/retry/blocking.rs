@@ -34,12 +34,15 @@ where
     /// As [`call`](Self::call).
     #[inline]
     pub fn call_outcome(mut self) -> Result<Outcome<T>, RetryError<E>> {
+        #[cfg(feature = "tracing")]
+        let _span = crate::observe::call_span().entered();
         let mut run = self.start();
         loop {
             if let Some(wait) = self.admission(&mut run)? {
                 self.sleeper.sleep(wait);
             }
             run.attempts += 1;
+            crate::observe::attempt();
             self.metrics.on_attempt();
             match (self.op)() {
                 Ok(value) => {

@@ -11,6 +11,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
     /// Bounds each attempt: one that has not finished after `d` is dropped (cancelled) and
     /// counts as a [`Failure::TimedOut`]. With an overall deadline, an attempt is also cut at
@@ -36,6 +37,7 @@ impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, Fut, P, H, N, S, C, M, T, E> Retry<Async, B, F, P, H, N, S, C, M>
 where
     B: Backoff,
@@ -74,7 +76,7 @@ where
         mut self,
         finish: impl FnOnce(Outcome<T>) -> R,
     ) -> impl Future<Output = Result<R, RetryError<E>>> {
-        async move {
+        let call = async move {
             let mut run = self.start();
             loop {
                 if let Some(wait) = self.admission(&mut run)? {
@@ -87,6 +89,7 @@ where
                     }
                 }
                 run.attempts += 1;
+                crate::observe::attempt();
                 self.metrics.on_attempt();
                 let limit = self.attempt_limit(&run);
                 let result = match limit {
@@ -105,7 +108,10 @@ where
                 let delay = self.after_failure(&mut run, failure)?;
                 self.sleeper.sleep(delay).await;
             }
-        }
+        };
+        #[cfg(feature = "tracing")]
+        let call = tracing::Instrument::instrument(call, crate::observe::call_span());
+        call
     }
 
     /// The time this attempt may take: its own timeout, cut at the overall deadline.

@@ -369,10 +369,13 @@ where
         match t.admit(self.clock.now()) {
             Admission::Send => Ok(None),
             Admission::Wait(d) => {
+                crate::observe::throttled(Some(d));
                 run.slept = run.slept.saturating_add(d);
                 Ok(Some(d))
             }
             Admission::Reject => {
+                crate::observe::throttled(None);
+                crate::observe::give_up(GiveUp::Throttled, run.attempts);
                 self.metrics.on_give_up(GiveUp::Throttled, run.attempts);
                 Err(RetryError {
                     reason: GiveUp::Throttled,
@@ -387,6 +390,7 @@ where
     /// After a successful attempt: tells the budget and the throttle.
     #[inline]
     fn after_success(&mut self, run: &Run) {
+        crate::observe::success(run.attempts);
         if self.guard.budget.is_none() && self.guard.throttle.is_none() {
             return;
         }
@@ -425,12 +429,14 @@ where
         match decision {
             Ok(delay) => {
                 self.notify.notify(&RetryEvent { attempt: run.attempts, failure: &failure, delay, hint });
+                crate::observe::retry(run.attempts, delay, cause);
                 self.metrics.on_retry(delay);
                 run.slept = run.slept.saturating_add(delay);
                 run.retried = Some(cause);
                 Ok(delay)
             }
             Err(reason) => {
+                crate::observe::give_up(reason, run.attempts);
                 self.metrics.on_give_up(reason, run.attempts);
                 Err(RetryError { reason, last: failure, attempts: run.attempts, slept: run.slept })
             }
