@@ -38,6 +38,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod backoff;
+mod breaker;
 pub mod budget;
 mod clock;
 mod error;
@@ -52,6 +53,10 @@ pub mod throttle;
 mod window;
 
 pub use backoff::{Backoff, Immediate};
+pub use breaker::{
+    BreakerCounters, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, CircuitBreakerBuilder,
+    OpenDuration, SlidingWindow, SlowCalls, StateChange, Trip, MAX_OPEN,
+};
 #[cfg(feature = "tokio")]
 pub use clock::TokioSleeper;
 pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper, SystemClock, ThreadSleeper};
