@@ -1,58 +1,5 @@
-//! Circuit breakers: stop calling a dependency that keeps failing, and probe it now and then.
-//!
-//! Why: retries and budgets bound the *extra* load a client sends to a failing dependency, but
-//! every first attempt still goes out and still waits for its failure (often a timeout). A
-//! circuit breaker shared by every caller of one dependency watches the outcomes; once they are
-//! bad enough it *opens* and fails calls at the client at once, which sheds the load that keeps
-//! an overloaded server down and spares callers the wait. After the open duration it goes
-//! *half-open* and lets a few probe calls through: if they succeed it *closes*, otherwise it
-//! opens again (for longer, with [`CircuitBreakerBuilder::open_backoff`]).
-//!
-//! The state machine is the one documented by resilience4j
-//! (<https://resilience4j.readme.io/docs/circuitbreaker>) and Polly v8
-//! (<https://www.pollydocs.org/strategies/circuit-breaker.html>):
-//! - **Closed**: calls pass and their outcomes are recorded. A [`Trip::Consecutive`] breaker
-//!   opens after N failures in a row. A [`Trip::Rate`] breaker opens when, with at least
-//!   `min_calls` calls in its sliding window (count- or time-based), the failure rate — or,
-//!   with [`slow_calls`](CircuitBreakerBuilder::slow_calls), the slow-call rate — is *at or
-//!   above* the threshold (resilience4j: "equal or greater"; Polly v8 compares `>=` too).
-//! - **Open**: calls are rejected ([`BreakerOpen`]) without running until the open duration
-//!   has passed; the next call then moves the breaker to half-open (resilience4j with
-//!   `automaticTransitionFromOpenToHalfOpenEnabled = false`, Polly v8).
-//! - **Half-open**: `probes` calls are let through (resilience4j
-//!   `permittedNumberOfCallsInHalfOpenState`; Polly v8 lets one through), the rest rejected.
-//!   A consecutive breaker reopens on the first failed probe and closes when all succeed; a
-//!   rate breaker decides once all probes are back, by the same thresholds over the probes
-//!   (resilience4j). Opening again counts as a consecutive trip, closing resets the count.
-//!
-//! Outcomes of calls admitted in an earlier state (a slow call that started before a trip) are
-//! counted but do not move the state. A probe not reported within the first open duration is
-//! presumed lost and its slot given to a new probe.
-//!
-//! The breaker reads time from the [`Clock`] each call passes in (a [`ManualClock`] in tests, an
-//! `Instant` in the simulator); a closed consecutive breaker without slow-call detection never
-//! reads it. It is `Send + Sync`; share it in an `Arc`.
-//!
-//! ```
-//! use rebound_retry::{BreakerState, CircuitBreaker, ManualClock};
-//! use std::time::Duration;
-//!
-//! let clock = ManualClock::new();
-//! let breaker = CircuitBreaker::consecutive(3, Duration::from_secs(30)).build()?;
-//! for _ in 0..3 {
-//!     let permit = breaker.try_acquire(&clock).unwrap();
-//!     breaker.on_failure(permit, &clock);
-//! }
-//! assert_eq!(breaker.state(), BreakerState::Open);
-//! assert!(breaker.try_acquire(&clock).is_err()); // fails fast, the call is not made
-//! clock.advance(Duration::from_secs(30));
-//! let probe = breaker.try_acquire(&clock).unwrap(); // half-open: one probe
-//! breaker.on_success(probe, &clock);
-//! assert_eq!(breaker.state(), BreakerState::Closed);
-//! # Ok::<(), rebound_retry::ConfigError>(())
-//! ```
-//!
-//! [`ManualClock`]: crate::ManualClock
+//! Circuit breakers ([`CircuitBreaker`]): the shared state, the public types and the closed
+//! fast path; the state machine is in `machine`, the configuration in `config`.
 
 mod config;
 mod machine;
@@ -161,7 +108,61 @@ fn bump(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
 
-/// A circuit breaker shared by the callers of one dependency (see the [module docs](self)).
+/// A circuit breaker: stops calling a dependency that keeps failing, and probes it now and then.
+///
+/// Why: retries and budgets bound the *extra* load a client sends to a failing dependency, but
+/// every first attempt still goes out and still waits for its failure (often a timeout). A
+/// circuit breaker shared by every caller of one dependency watches the outcomes; once they are
+/// bad enough it *opens* and fails calls at the client at once, which sheds the load that keeps
+/// an overloaded server down and spares callers the wait. After the open duration it goes
+/// *half-open* and lets a few probe calls through: if they succeed it *closes*, otherwise it
+/// opens again (for longer, with [`CircuitBreakerBuilder::open_backoff`]).
+///
+/// The state machine is the one documented by resilience4j
+/// (<https://resilience4j.readme.io/docs/circuitbreaker>) and Polly v8
+/// (<https://www.pollydocs.org/strategies/circuit-breaker.html>):
+/// - **Closed**: calls pass and their outcomes are recorded. A [`Trip::Consecutive`] breaker
+///   opens after N failures in a row. A [`Trip::Rate`] breaker opens when, with at least
+///   `min_calls` calls in its sliding window (count- or time-based), the failure rate — or,
+///   with [`slow_calls`](CircuitBreakerBuilder::slow_calls), the slow-call rate — is *at or
+///   above* the threshold (resilience4j: "equal or greater"; Polly v8 compares `>=` too).
+/// - **Open**: calls are rejected ([`BreakerOpen`]) without running until the open duration
+///   has passed; the next call then moves the breaker to half-open (resilience4j with
+///   `automaticTransitionFromOpenToHalfOpenEnabled = false`, Polly v8).
+/// - **Half-open**: `probes` calls are let through (resilience4j
+///   `permittedNumberOfCallsInHalfOpenState`; Polly v8 lets one through), the rest rejected.
+///   A consecutive breaker reopens on the first failed probe and closes when all succeed; a
+///   rate breaker decides once all probes are back, by the same thresholds over the probes
+///   (resilience4j). Opening again counts as a consecutive trip, closing resets the count.
+///
+/// Outcomes of calls admitted in an earlier state (a slow call that started before a trip) are
+/// counted but do not move the state. A probe not reported within the first open duration is
+/// presumed lost and its slot given to a new probe.
+///
+/// The breaker reads time from the [`Clock`] each call passes in (a [`ManualClock`] in tests, an
+/// `Instant` in the simulator); a closed consecutive breaker without slow-call detection never
+/// reads it. It is `Send + Sync`; share it in an `Arc`.
+///
+/// ```
+/// use rebound_retry::{BreakerState, CircuitBreaker, ManualClock};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::new();
+/// let breaker = CircuitBreaker::consecutive(3, Duration::from_secs(30)).build()?;
+/// for _ in 0..3 {
+///     let permit = breaker.try_acquire(&clock).unwrap();
+///     breaker.on_failure(permit, &clock);
+/// }
+/// assert_eq!(breaker.state(), BreakerState::Open);
+/// assert!(breaker.try_acquire(&clock).is_err()); // fails fast, the call is not made
+/// clock.advance(Duration::from_secs(30));
+/// let probe = breaker.try_acquire(&clock).unwrap(); // half-open: one probe
+/// breaker.on_success(probe, &clock);
+/// assert_eq!(breaker.state(), BreakerState::Closed);
+/// # Ok::<(), rebound_retry::ConfigError>(())
+/// ```
+///
+/// [`ManualClock`]: crate::ManualClock
 pub struct CircuitBreaker {
     cfg: config::Config,
     /// `generation << 2 | state`: read without the lock on the closed path.
