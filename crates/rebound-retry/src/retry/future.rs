@@ -69,6 +69,9 @@ where
                 if let Some(wait) = self.admission(&mut run)? {
                     self.sleeper.sleep(wait).await;
                 }
+                while let Some(wait) = self.circuit(&mut run)? {
+                    self.sleeper.sleep(wait).await;
+                }
                 run.attempts += 1;
                 self.metrics.on_attempt();
                 let limit = self.attempt_limit(&run);
@@ -78,7 +81,7 @@ where
                 };
                 let failure = match result {
                     Ok(Ok(value)) => {
-                        self.after_success(&run);
+                        self.after_success(&mut run);
                         self.metrics.on_success(run.attempts);
                         return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept }));
                     }
