@@ -16,6 +16,11 @@
 //! - [`retry()`] and [`retry_async()`]: executors with a retry predicate, server hints
 //!   (Retry-After) under a ceiling, deadlines, per-attempt timeouts, notify hooks and
 //!   [`Metrics`]. **Retried operations must be idempotent.**
+//! - [`CircuitBreaker`]: stops calling a dependency that keeps failing and probes it now and
+//!   then (resilience4j's and Polly v8's state machine); executors take one with
+//!   [`Retry::breaker`].
+//! - `hedge_async` (feature `tokio`): hedged requests with gRPC A6's hedging policy, a fixed
+//!   or adaptive (percentile) delay, charged to the retry budget.
 //! - [`http`]: retryable statuses and `Retry-After` parsing.
 //!
 //! Randomness is seedable ([`Policy::backoff_seeded`]) and time injectable ([`ManualClock`]).
@@ -42,6 +47,9 @@ mod breaker;
 pub mod budget;
 mod clock;
 mod error;
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+mod hedge;
 pub mod http;
 mod jitter;
 mod policy;
@@ -61,6 +69,8 @@ pub use breaker::{
 pub use clock::TokioSleeper;
 pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper, SystemClock, ThreadSleeper};
 pub use error::ConfigError;
+#[cfg(feature = "tokio")]
+pub use hedge::{hedge_async, AllFatal, Hedge, HedgeDelay, HedgePolicy, LatencyTracker};
 pub use jitter::Jitter;
 pub use policy::{Policy, PolicyBackoff, PolicyBuilder, Schedule};
 pub use responsive::{Responsive, ResponsiveBuilder, ResponsiveConfig, ResponsiveMetrics, ResponsiveState};
