@@ -47,8 +47,6 @@ mod breaker;
 pub mod budget;
 mod clock;
 mod error;
-#[cfg(feature = "tokio")]
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 mod hedge;
 pub mod http;
 mod jitter;
@@ -61,6 +59,7 @@ pub mod throttle;
 mod window;
 
 pub use backoff::{Backoff, Immediate};
+pub use breaker::BreakerSpec;
 pub use breaker::{
     BreakerCounters, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, CircuitBreakerBuilder,
     OpenDuration, SlidingWindow, SlowCalls, StateChange, Trip, MAX_OPEN,
@@ -70,7 +69,8 @@ pub use clock::TokioSleeper;
 pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper, SystemClock, ThreadSleeper};
 pub use error::ConfigError;
 #[cfg(feature = "tokio")]
-pub use hedge::{hedge_async, AllFatal, Hedge, HedgeDelay, HedgePolicy, LatencyTracker};
+pub use hedge::hedge_async;
+pub use hedge::{AllFatal, Hedge, HedgeAfter, HedgeDelay, HedgePolicy, HedgeSpec, LatencyTracker};
 pub use jitter::Jitter;
 pub use policy::{Policy, PolicyBackoff, PolicyBuilder, Schedule};
 pub use responsive::{Responsive, ResponsiveBuilder, ResponsiveConfig, ResponsiveMetrics, ResponsiveState};

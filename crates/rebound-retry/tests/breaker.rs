@@ -249,14 +249,14 @@ fn released_and_lost_probes_free_their_slots() {
 #[test]
 fn bad_configurations_name_the_field_and_range() {
     let err = |r: Result<CircuitBreaker, ConfigError>| r.unwrap_err().to_string();
-    assert!(err(CircuitBreaker::consecutive(0, secs(1)).build()).contains("`failures`"));
-    assert!(err(CircuitBreaker::consecutive(1, Duration::ZERO).build()).contains("`open`"));
+    assert!(err(CircuitBreaker::consecutive(0, secs(1)).build()).contains("breaker.failures`"));
+    assert!(err(CircuitBreaker::consecutive(1, Duration::ZERO).build()).contains("breaker.open`"));
     assert!(err(CircuitBreaker::consecutive(1, secs(1)).probes(0).build()).contains("1 ..= 1000"));
     let rate = |t, m, w| CircuitBreaker::failure_rate(t, m, w, secs(1)).build();
     assert!(err(rate(1.5, 1, SlidingWindow::Count(10))).contains("(0, 1]"));
-    assert!(err(rate(f64::NAN, 1, SlidingWindow::Count(10))).contains("`threshold`"));
+    assert!(err(rate(f64::NAN, 1, SlidingWindow::Count(10))).contains("breaker.threshold`"));
     assert!(err(rate(0.5, 20, SlidingWindow::Count(10))).contains("min-calls"));
-    assert!(err(rate(0.5, 1, SlidingWindow::Time(Duration::from_millis(1500)))).contains("`window`"));
+    assert!(err(rate(0.5, 1, SlidingWindow::Time(Duration::from_millis(1500)))).contains("breaker.window`"));
     assert!(err(CircuitBreaker::consecutive(1, secs(1)).slow_calls(secs(1), 0.5).build()).contains("slow"));
 }
 
@@ -296,5 +296,84 @@ fn eight_threads_never_get_more_probes_than_configured() {
             b.on_success(p, &clock);
         }
         assert_eq!(b.state(), BreakerState::Closed);
+    }
+}
+
+mod spec {
+    use proptest::prelude::*;
+    use rebound_retry::{BreakerSpec, HedgeSpec, SlidingWindow, Spec, Trip};
+    use std::time::Duration;
+
+    #[test]
+    fn the_documented_forms_parse_and_print_back() {
+        let spec: Spec = "exponential:base=100ms,breaker=consecutive:5:30s,hedge=50ms:2".parse().unwrap();
+        let b = spec.breaker().unwrap();
+        assert_eq!(b.trip, Trip::Consecutive { failures: 5 });
+        assert_eq!(b.open, Duration::from_secs(30));
+        assert_eq!(spec.hedge().unwrap().max_attempts, 2);
+        assert_eq!(spec.to_string().parse::<Spec>().unwrap(), spec);
+
+        let b: BreakerSpec = "rate:50%:20:30s".parse().unwrap();
+        assert_eq!(b.trip, Trip::Rate { threshold: 0.5, min_calls: 20, window: SlidingWindow::Count(100) });
+        let full = "rate:0.3:20:30s:window=1m:probes=3:slow=2s@0.8:max-open=5m";
+        let b: BreakerSpec = full.parse().unwrap();
+        assert_eq!(b.to_string(), full);
+        assert_eq!(b.build().unwrap().trip(), b.trip);
+        for h in ["50ms:2", "p95:3", "0s:5"] {
+            assert_eq!(h.parse::<HedgeSpec>().unwrap().to_string(), h);
+        }
+    }
+
+    #[test]
+    fn errors_name_the_key_and_the_range() {
+        let err = |s: &str| s.parse::<Spec>().unwrap_err().to_string();
+        let cases = [
+            (
+                "constant:breaker=consecutive:0:30s",
+                "breaker.failures` = 0: must be an integer in 1 ..= 1000000",
+            ),
+            ("constant:breaker=rate:150%:20:30s", "breaker.threshold` = 1.5: must be a rate in (0, 1]"),
+            ("constant:breaker=rate:50%:200:30s:window=100", "`breaker.min-calls` = 200 exceeds"),
+            ("constant:breaker=consecutive:5:0", "breaker.open"),
+            ("constant:breaker=consecutive:5:30s:probes=0", "breaker.probes` = 0"),
+            ("constant:breaker=consecutive:5", "invalid `breaker` = consecutive:5: must be consecutive:"),
+            ("constant:breaker=consecutive:5:30s:window=10", "rate breaker only"),
+            ("constant:breaker=rate:50%:20:30s:window=1500ms", "breaker.window"),
+            ("constant:breaker=consecutive:5:30s:max-open=1s", "max-open=1s is below"),
+            ("constant:hedge=50ms:6", "hedge.max-attempts` = 6: must be an integer in 1 ..= 5"),
+            ("constant:hedge=2h:2", "hedge.delay"),
+            ("constant:hedge=p101:2", "hedge.percentile"),
+            ("constant:hedge=50ms", "invalid `hedge` = 50ms"),
+        ];
+        for (spec, expected) in cases {
+            let e = err(spec);
+            assert!(e.contains(expected), "{spec}: {e}");
+        }
+        assert!("constant:hedge=50ms:2".parse::<rebound_retry::Policy>().is_err());
+    }
+
+    proptest! {
+        /// No breaker or hedge value panics the parser (the spec fuzzer's property, run here).
+        #[test]
+        fn no_breaker_or_hedge_spec_panics(v in "[a-z0-9:%=@.]{0,40}", key in prop::bool::ANY) {
+            let key = if key { "breaker" } else { "hedge" };
+            let _ = format!("constant:{key}={v}").parse::<Spec>();
+            let _ = v.parse::<BreakerSpec>().map(|b| b.build().unwrap());
+            let _ = v.parse::<HedgeSpec>().map(|h| h.policy().unwrap());
+        }
+
+        #[test]
+        fn structured_breaker_specs_never_panic(
+            kind in prop::sample::select(vec!["consecutive", "rate"]),
+            a in "[0-9]{1,12}%?", b in "[0-9]{1,12}", open in "[0-9]{1,12}(ms|s|h)",
+            opt in prop::sample::select(vec!["", ":window=0", ":window=99999999999", ":probes=4294967295",
+                ":slow=1ns@100%", ":max-open=9999999999h", ":window=3600s"]),
+        ) {
+            let s = format!("{kind}:{a}:{b}:{open}{opt}");
+            if let Ok(spec) = s.parse::<BreakerSpec>() {
+                prop_assert!(spec.build().is_ok());
+                prop_assert_eq!(spec.to_string().parse::<BreakerSpec>().unwrap(), spec);
+            }
+        }
     }
 }

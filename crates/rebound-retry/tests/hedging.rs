@@ -209,10 +209,10 @@ async fn the_adaptive_delay_hedges_past_the_percentile_once_it_has_data() {
 #[test]
 fn hedge_policies_are_bounded() {
     let err = |r: Result<HedgePolicy, rebound_retry::ConfigError>| r.unwrap_err().to_string();
-    assert!(err(HedgePolicy::fixed(0, ms(1))).contains("`max-attempts`"));
+    assert!(err(HedgePolicy::fixed(0, ms(1))).contains("hedge.max-attempts`"));
     assert!(err(HedgePolicy::fixed(6, ms(1))).contains("1 ..= 5"));
-    assert!(err(HedgePolicy::fixed(2, Duration::from_secs(7200))).contains("`delay`"));
+    assert!(err(HedgePolicy::fixed(2, Duration::from_secs(7200))).contains("hedge.delay`"));
     let t = Arc::new(LatencyTracker::new(10).unwrap());
-    assert!(err(HedgePolicy::adaptive(2, 1.5, 1, Arc::clone(&t))).contains("`percentile`"));
-    assert!(err(HedgePolicy::adaptive(2, 0.5, 0, t)).contains("`min-samples`"));
+    assert!(err(HedgePolicy::adaptive(2, 1.5, 1, Arc::clone(&t))).contains("hedge.percentile`"));
+    assert!(err(HedgePolicy::adaptive(2, 0.5, 0, t)).contains("hedge.min-samples`"));
 }

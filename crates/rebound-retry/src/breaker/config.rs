@@ -153,36 +153,41 @@ fn rate_ok(r: f64) -> bool {
 fn validate(cfg: &Config) -> Result<(), ConfigError> {
     match cfg.trip {
         Trip::Consecutive { failures } if !(1..=1_000_000).contains(&failures) => {
-            return Err(ConfigError::invalid("failures", failures, "an integer in 1 ..= 1000000"));
+            return Err(ConfigError::invalid("breaker.failures", failures, "an integer in 1 ..= 1000000"));
         }
         Trip::Consecutive { .. } if cfg.slow.is_some() => {
             return Err(ConfigError::Conflict {
-                message: "slow-call detection needs a failure-rate breaker, not a consecutive one".into(),
+                message: "`breaker.slow` needs a failure-rate breaker (`rate:`), not a consecutive one"
+                    .into(),
             });
         }
         Trip::Rate { threshold, min_calls, window } => {
             if !rate_ok(threshold) {
                 return Err(ConfigError::invalid(
-                    "threshold",
+                    "breaker.threshold",
                     threshold,
                     "a rate in (0, 1] (0% < rate <= 100%)",
                 ));
             }
             if !(1..=1_000_000).contains(&min_calls) {
-                return Err(ConfigError::invalid("min-calls", min_calls, "an integer in 1 ..= 1000000"));
+                return Err(ConfigError::invalid(
+                    "breaker.min-calls",
+                    min_calls,
+                    "an integer in 1 ..= 1000000",
+                ));
             }
             match window {
                 SlidingWindow::Count(n) if !(1..=100_000).contains(&n) => {
-                    return Err(ConfigError::invalid("window", n, "a call count in 1 ..= 100000"));
+                    return Err(ConfigError::invalid("breaker.window", n, "a call count in 1 ..= 100000"));
                 }
                 SlidingWindow::Count(n) if min_calls > n => {
                     return Err(ConfigError::Conflict {
-                        message: format!("`min-calls` = {min_calls} exceeds the window of {n} calls"),
+                        message: format!("`breaker.min-calls` = {min_calls} exceeds the window of {n} calls"),
                     });
                 }
                 SlidingWindow::Time(d) if d.subsec_nanos() != 0 || !(1..=3600).contains(&d.as_secs()) => {
                     return Err(ConfigError::invalid(
-                        "window",
+                        "breaker.window",
                         format!("{d:?}"),
                         "whole seconds in 1s ..= 1h",
                     ));
@@ -194,18 +199,18 @@ fn validate(cfg: &Config) -> Result<(), ConfigError> {
     }
     if let Some(s) = cfg.slow {
         if s.duration.is_zero() {
-            return Err(ConfigError::invalid("slow-call", "0", "a duration > 0"));
+            return Err(ConfigError::invalid("breaker.slow-call", "0", "a duration > 0"));
         }
         if !rate_ok(s.threshold) {
-            return Err(ConfigError::invalid("slow-rate", s.threshold, "a rate in (0, 1]"));
+            return Err(ConfigError::invalid("breaker.slow-rate", s.threshold, "a rate in (0, 1]"));
         }
     }
     if !(1..=1000).contains(&cfg.probes) {
-        return Err(ConfigError::invalid("probes", cfg.probes, "an integer in 1 ..= 1000"));
+        return Err(ConfigError::invalid("breaker.probes", cfg.probes, "an integer in 1 ..= 1000"));
     }
     let first = cfg.open_for(0);
     if first.is_zero() || first > MAX_OPEN {
-        return Err(ConfigError::invalid("open", format!("{first:?}"), "a duration in (0, 24h]"));
+        return Err(ConfigError::invalid("breaker.open", format!("{first:?}"), "a duration in (0, 24h]"));
     }
     Ok(())
 }

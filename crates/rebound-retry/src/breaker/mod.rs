@@ -3,9 +3,11 @@
 
 mod config;
 mod machine;
+mod spec;
 mod window;
 
 pub use config::{CircuitBreakerBuilder, OpenDuration, SlowCalls, Trip, MAX_OPEN};
+pub use spec::BreakerSpec;
 pub use window::SlidingWindow;
 
 use crate::clock::Clock;

@@ -2,12 +2,14 @@
 //! latency tracker of the adaptive delay in `latency`.
 
 mod latency;
+#[cfg(feature = "tokio")]
 mod run;
+mod spec;
 
 pub use latency::LatencyTracker;
+pub use spec::{HedgeAfter, HedgeSpec};
 
 use crate::budget::RetryBudget;
-use crate::clock::TokioSleeper;
 use crate::error::ConfigError;
 use std::sync::Arc;
 use std::time::Duration;
@@ -49,7 +51,7 @@ fn check_attempts(max_attempts: u32) -> Result<(), ConfigError> {
     if (1..=5).contains(&max_attempts) {
         Ok(())
     } else {
-        Err(ConfigError::invalid("max-attempts", max_attempts, "an integer in 1 ..= 5 (gRPC A6's cap)"))
+        Err(ConfigError::invalid("hedge.max-attempts", max_attempts, "an integer in 1 ..= 5 (gRPC A6's cap)"))
     }
 }
 
@@ -61,7 +63,7 @@ impl HedgePolicy {
     pub fn fixed(max_attempts: u32, delay: Duration) -> Result<HedgePolicy, ConfigError> {
         check_attempts(max_attempts)?;
         if delay > Duration::from_secs(3600) {
-            return Err(ConfigError::invalid("delay", format!("{delay:?}"), "a duration <= 1h"));
+            return Err(ConfigError::invalid("hedge.delay", format!("{delay:?}"), "a duration <= 1h"));
         }
         Ok(HedgePolicy { max_attempts, delay: HedgeDelay::Fixed(delay) })
     }
@@ -79,10 +81,10 @@ impl HedgePolicy {
     ) -> Result<HedgePolicy, ConfigError> {
         check_attempts(max_attempts)?;
         if !(0.0..=1.0).contains(&percentile) {
-            return Err(ConfigError::invalid("percentile", percentile, "a quantile in [0, 1]"));
+            return Err(ConfigError::invalid("hedge.percentile", percentile, "a quantile in [0, 1]"));
         }
         if min_samples == 0 {
-            return Err(ConfigError::invalid("min-samples", 0, "an integer >= 1"));
+            return Err(ConfigError::invalid("hedge.min-samples", 0, "an integer >= 1"));
         }
         Ok(HedgePolicy { max_attempts, delay: HedgeDelay::Percentile { percentile, min_samples, tracker } })
     }
@@ -98,6 +100,7 @@ impl HedgePolicy {
     }
 
     /// The wait before the next hedge now, or `None` for no hedge (adaptive, too few data).
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by hedge_async only"))]
     pub(crate) fn next_delay(&self) -> Option<Duration> {
         match &self.delay {
             HedgeDelay::Fixed(d) => Some(*d),
@@ -107,6 +110,7 @@ impl HedgePolicy {
         }
     }
 
+    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by hedge_async only"))]
     pub(crate) fn tracker(&self) -> Option<&LatencyTracker> {
         match &self.delay {
             HedgeDelay::Fixed(_) => None,
@@ -125,7 +129,8 @@ impl<E> crate::retry::Predicate<E> for AllFatal {
     }
 }
 
-/// A hedged call being configured; run it with `call().await`. Built by [`hedge_async`].
+/// A hedged call being configured; run it with `call().await`. Built by `hedge_async`
+/// (feature `tokio`).
 #[derive(Debug)]
 #[must_use = "a hedged call does nothing until `call` runs it"]
 pub struct Hedge<F, P, S, C> {
@@ -190,7 +195,9 @@ pub struct Hedge<F, P, S, C> {
 /// # Ok(())
 /// # }
 /// ```
-pub fn hedge_async<F, Fut, T, E>(op: F) -> Hedge<F, AllFatal, TokioSleeper, TokioSleeper>
+#[cfg(feature = "tokio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
+pub fn hedge_async<F, Fut, T, E>(op: F) -> Hedge<F, AllFatal, crate::TokioSleeper, crate::TokioSleeper>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, E>>,
@@ -200,8 +207,8 @@ where
         policy: HedgePolicy::default(),
         non_fatal: AllFatal,
         budget: None,
-        sleeper: TokioSleeper,
-        clock: TokioSleeper,
+        sleeper: crate::TokioSleeper,
+        clock: crate::TokioSleeper,
     }
 }
 
