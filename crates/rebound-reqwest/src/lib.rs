@@ -30,4 +30,4 @@
 mod attempt;
 mod middleware;
 
-pub use middleware::{AttemptTimedOut, RetryMiddleware, Throttled};
+pub use middleware::{AttemptTimedOut, CircuitOpen, RetryMiddleware, Throttled};
