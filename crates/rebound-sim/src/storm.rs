@@ -211,7 +211,7 @@ impl<'a> Storm<'a> {
     }
 
     fn send(&mut self, t: Nanos, c: u32) {
-        match self.retrier.admit(t) {
+        match self.retrier.admit(c, t) {
             Admission::Send => {}
             Admission::Wait(d) => return self.q.push(t.saturating_add(nanos(d)), Ev::Admitted(c)),
             Admission::Reject => {
