@@ -14,6 +14,11 @@
 //! [`breaker`](rebound_retry::Retry::breaker) does: an open breaker fails a first attempt at
 //! once, and a rejected retry waits for the next probe if it comes within the executor's
 //! default hint ceiling (60 s), else gives up.
+//!
+//! A spec's `hedge=DELAY:MAX` sends up to MAX copies of each attempt, one every DELAY while it
+//! is unanswered, each charged to the budget first (gRPC A6). An adaptive `hedge=pQ:MAX` needs
+//! the latencies the simulator does not record yet: it never hedges here (tower's `Hedge`
+//! without enough data). `rebound sweep`'s capacity server does not hedge.
 
 use crate::queue::Nanos;
 use rand::rngs::SmallRng;
@@ -33,6 +38,8 @@ pub struct Retrier {
     retried: Vec<Option<RetryCause>>,
     base: Instant,
     breaker: Option<Breaker>,
+    /// A fixed hedging delay and the most copies per attempt (`hedge=DELAY:MAX`).
+    hedge: Option<(Duration, u32)>,
 }
 
 /// The shared breaker and each client's standing with it.
@@ -100,7 +107,22 @@ impl Retrier {
                 breaker,
                 clients: vec![BreakerClient::default(); clients as usize],
             }),
+            hedge: spec.hedge().and_then(|h| match h.after {
+                rebound_retry::HedgeAfter::Delay(d) => Some((d, h.max_attempts)),
+                rebound_retry::HedgeAfter::Percentile(_) => None,
+            }),
         }
+    }
+
+    /// The wait before copy `n` (from 1) of an attempt, if the spec hedges that many.
+    #[inline]
+    pub fn hedge_after(&self, n: u32) -> Option<Duration> {
+        self.hedge.and_then(|(d, max)| (n < max).then_some(d))
+    }
+
+    /// Whether a hedge may go at `t`: the budget's say, as for a retry (always yes without one).
+    pub fn try_hedge(&self, t: Nanos) -> bool {
+        self.budget.as_ref().is_none_or(|b| b.try_retry(self.at(t), RetryCause::Error))
     }
 
     #[inline]

@@ -67,6 +67,8 @@ enum Ev {
     /// A send the throttle has already admitted (after its pacing wait).
     Admitted(u32),
     Timeout(u32, u32),
+    /// A hedge of client `.0`'s attempt `.1`, its `.2`-th copy (a spec's `hedge=`).
+    Hedge(u32, u32, u32),
     Tick(u32, u32),
     OutageStart,
     OutageEnd,
@@ -189,6 +191,7 @@ impl<'a> Storm<'a> {
                     self.fail(t, c, Failure::TimedOut);
                 }
             }
+            Ev::Hedge(c, seq, n) => self.hedge(t, c, seq, n),
             Ev::Tick(slot, gen) => match self.server.tick_at(slot, gen, t) {
                 TickResult::Answered { client, seq, residence } => {
                     self.rec.residence += u128::from(residence);
@@ -236,6 +239,31 @@ impl<'a> Storm<'a> {
             Arrival::Queued | Arrival::Dropped => {}
         }
         self.q.push_lane(TIMEOUTS, t.saturating_add(self.timeout), Ev::Timeout(c, seq));
+        if let Some(d) = self.retrier.hedge_after(1) {
+            self.q.push(t.saturating_add(nanos(d)), Ev::Hedge(c, seq, 1));
+        }
+    }
+
+    /// Sends copy `n` of client `c`'s attempt `seq` if it is still unanswered and the retrier
+    /// (its budget) allows. The first answer of any copy wins; the others keep the server busy
+    /// (S5's server does not hear of cancellations). A refused copy is an error, not the end
+    /// of the request; the client's timeout covers all copies (gRPC: the deadline covers the
+    /// whole hedged call).
+    fn hedge(&mut self, t: Nanos, c: u32, seq: u32, n: u32) {
+        if !self.is_waiting(c, seq) || !self.retrier.try_hedge(t) {
+            return;
+        }
+        self.rec.at(t).sent += 1;
+        match self.server.arrive(c, seq, t) {
+            Arrival::Admitted { slot, gen } => {
+                self.q.push_lane(TICKS, t + self.server.tick(), Ev::Tick(slot, gen))
+            }
+            Arrival::Refused => self.rec.at(t).errors += 1,
+            Arrival::Queued | Arrival::Dropped => {}
+        }
+        if let Some(d) = self.retrier.hedge_after(n + 1) {
+            self.q.push(t.saturating_add(nanos(d)), Ev::Hedge(c, seq, n + 1));
+        }
     }
 
     fn fail(&mut self, t: Nanos, c: u32, how: Failure) {
