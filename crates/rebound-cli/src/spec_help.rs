@@ -9,5 +9,7 @@ Policy specs: KIND[:key=value,...], KIND = constant | linear | exponential | res
   jitter-after-cap=true|false
   responsive: initial (500ms) max (15m) up (1.5) down (0.9) threshold (10) randomization (0.3)
   max-randomization (2m)
+  breaker=consecutive:N:OPEN | rate:PCT%:MIN_CALLS:OPEN[:window=N|DUR][:probes=N]
+    [:slow=DUR@PCT%][:max-open=DUR]   hedge=DELAY:MAX (MAX 1..=5 copies)
 Durations are humantime: 100ms, 1s, 1m30s, 15m.
 Example: exponential:base=1s,factor=2,stop-at=10s";

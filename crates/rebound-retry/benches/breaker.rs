@@ -16,7 +16,8 @@
 //! Run with `cargo bench -p rebound-retry --bench breaker`. The overhead is a row's median minus
 //! `bare`'s (and `retry_with_breaker` minus `retry_plain`).
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use criterion::Criterion;
+use std::hint::black_box;
 use failsafe::CircuitBreaker as _;
 use rebound_retry::{retry, CircuitBreaker, Immediate, SlidingWindow, SystemClock};
 use std::sync::Arc;
@@ -66,9 +67,11 @@ fn closed(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(2));
-    targets = closed
+fn main() {
+    let mut c = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2))
+        .configure_from_args();
+    closed(&mut c);
+    c.final_summary();
 }
-criterion_main!(benches);
