@@ -17,9 +17,9 @@
 //! `bare`'s (and `retry_with_breaker` minus `retry_plain`).
 
 use criterion::Criterion;
-use std::hint::black_box;
 use failsafe::CircuitBreaker as _;
 use rebound_retry::{retry, CircuitBreaker, Immediate, SlidingWindow, SystemClock};
+use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
