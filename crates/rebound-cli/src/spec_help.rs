@@ -11,5 +11,7 @@ Policy specs: KIND[:key=value,...], KIND = constant | linear | exponential | res
   max-randomization (2m)
 Or a peer's defaults: preset:NAME, NAME = aws-standard | aws-2026 | aws-2026-dynamodb |
   aws-adaptive | grpc-a6 | backon-default | backoff-default (sources: README, Presets)
+  breaker=consecutive:N:OPEN | rate:PCT%:MIN_CALLS:OPEN[:window=N|DUR][:probes=N]
+    [:slow=DUR@PCT%][:max-open=DUR]   hedge=DELAY:MAX (MAX 1..=5 copies)
 Durations are humantime: 100ms, 1s, 1m30s, 15m.
 Example: exponential:base=1s,factor=2,stop-at=10s";

@@ -35,4 +35,4 @@ mod middleware;
 #[cfg(feature = "tracing")]
 mod trace;
 
-pub use middleware::{AttemptTimedOut, RetryMiddleware, Throttled};
+pub use middleware::{AttemptTimedOut, CircuitOpen, RetryMiddleware, Throttled};

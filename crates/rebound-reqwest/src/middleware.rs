@@ -5,7 +5,7 @@ use http::Extensions;
 use rebound_retry::budget::RetryBudget;
 use rebound_retry::http::{is_idempotent_method, Pacer, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
-use rebound_retry::{Failure, Policy, RetryError, DEFAULT_HINT_CEILING};
+use rebound_retry::{CircuitBreaker, Failure, GiveUp, Policy, RetryError, DEFAULT_HINT_CEILING};
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 use std::sync::Arc;
@@ -39,6 +39,7 @@ pub struct RetryMiddleware {
     budget: Option<Arc<dyn RetryBudget>>,
     throttle: Option<Arc<dyn Throttle>>,
     pacer: Option<Arc<Pacer>>,
+    breaker: Option<Arc<CircuitBreaker>>,
 }
 
 /// An attempt that did not finish within [`RetryMiddleware::attempt_timeout`], and was the last.
@@ -54,6 +55,16 @@ pub struct AttemptTimedOut(pub Duration);
 #[non_exhaustive]
 pub struct Throttled;
 
+/// The circuit breaker ([`RetryMiddleware::breaker`]) is open: the request was not sent (or,
+/// for a retry, not sent again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("request rejected: the circuit breaker is open")]
+#[non_exhaustive]
+pub struct CircuitOpen {
+    /// Time until the breaker admits a probe, if known.
+    pub next_probe_in: Option<Duration>,
+}
+
 impl RetryMiddleware {
     /// Retries as `policy` says (its delays, jitter and stop conditions).
     pub fn new(policy: Policy) -> Self {
@@ -66,6 +77,7 @@ impl RetryMiddleware {
             budget: None,
             throttle: None,
             pacer: None,
+            breaker: None,
         }
     }
 
@@ -124,6 +136,46 @@ impl RetryMiddleware {
         self
     }
 
+    /// Puts a shared [`CircuitBreaker`] in front of every request (retryable or not): an open
+    /// breaker fails the request with a [`CircuitOpen`] error without sending it. Retryable
+    /// statuses and transient transport errors count as failures, other answers as successes;
+    /// a retry waits for the breaker's next probe as `rebound_retry::Retry::breaker` says.
+    pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
+        self.breaker = Some(breaker);
+        self
+    }
+
+    /// The error for a request the breaker rejected.
+    fn circuit_open(&self) -> reqwest_middleware::Error {
+        let now = rebound_retry::Clock::now(&rebound_retry::TokioSleeper);
+        let next_probe_in =
+            self.breaker.as_ref().and_then(|b| b.next_probe()).map(|t| t.saturating_duration_since(now));
+        reqwest_middleware::Error::middleware(CircuitOpen { next_probe_in })
+    }
+
+    /// Sends a request that may not be retried, through the breaker if there is one.
+    async fn send_once(
+        &self,
+        req: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<Response> {
+        let Some(breaker) = &self.breaker else { return next.run(req, extensions).await };
+        let clock = rebound_retry::TokioSleeper;
+        let Ok(permit) = breaker.try_acquire(&clock) else { return Err(self.circuit_open()) };
+        let result = next.run(req, extensions).await;
+        let failed = match &result {
+            Ok(res) => self.statuses.contains(res.status().as_u16()),
+            Err(e) => matches!(e, reqwest_middleware::Error::Reqwest(e) if e.is_connect() || e.is_timeout()),
+        };
+        if failed {
+            breaker.on_failure(permit, &clock);
+        } else {
+            breaker.on_success(permit, &clock);
+        }
+        result
+    }
+
     /// Whether this request may be retried at all.
     fn may_retry(&self, req: &Request) -> bool {
         (self.non_idempotent || is_idempotent_method(req.method().as_str())) && req.try_clone().is_some()
@@ -167,6 +219,9 @@ impl RetryMiddleware {
         if let Some(throttle) = &self.throttle {
             executor = executor.throttle(throttle.clone());
         }
+        if let Some(breaker) = &self.breaker {
+            executor = executor.breaker(breaker.clone());
+        }
         let result = match self.attempt_timeout {
             Some(d) => executor.attempt_timeout(d).call().await,
             None => executor.call().await,
@@ -175,6 +230,7 @@ impl RetryMiddleware {
             Failure::Error(Attempt::Status(res)) => Ok(res),
             Failure::Error(Attempt::Transport(err)) => Err(err),
             Failure::TimedOut(d) => Err(reqwest_middleware::Error::middleware(AttemptTimedOut(d))),
+            Failure::Rejected if e.reason == GiveUp::CircuitOpen => Err(self.circuit_open()),
             Failure::Rejected => Err(reqwest_middleware::Error::middleware(Throttled)),
         })
     }
@@ -215,7 +271,7 @@ impl Middleware for RetryMiddleware {
     ) -> reqwest_middleware::Result<Response> {
         if !self.may_retry(&req) {
             let host = authority(&req);
-            return paced(self.pacer.as_deref(), &host, next.run(req, extensions)).await;
+            return paced(self.pacer.as_deref(), &host, self.send_once(req, extensions, next)).await;
         }
         self.send(req, extensions, next).await
     }

@@ -16,6 +16,11 @@
 //! - [`retry()`] and [`retry_async()`]: executors with a retry predicate, server hints
 //!   (Retry-After) under a ceiling, deadlines, per-attempt timeouts, notify hooks and
 //!   [`Metrics`]. **Retried operations must be idempotent.**
+//! - [`CircuitBreaker`]: stops calling a dependency that keeps failing and probes it now and
+//!   then (resilience4j's and Polly v8's state machine); executors take one with
+//!   [`Retry::breaker`].
+//! - `hedge_async` (feature `tokio`): hedged requests with gRPC A6's hedging policy, a fixed
+//!   or adaptive (percentile) delay, charged to the retry budget.
 //! - [`http`]: retryable statuses, every server wait hint (`Retry-After`, `RateLimit`,
 //!   `X-RateLimit-*`, `x-amz-retry-after`) and a [`http::Pacer`] that spends a quota evenly.
 //! - [`aws`]: the AWS SDKs' standard retry mode, pre-2026 and as revised in 2026.
@@ -61,7 +66,7 @@
 //! | `rebound_retries_total` | counter | `cause`: `error`, `timeout` | an executor schedules a retry |
 //! | `rebound_retry_wait_seconds` | histogram | — | the wait chosen before each retry (backoff, or a longer server hint) |
 //! | `rebound_successes_total` | counter | — | a call succeeds |
-//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling` | a call fails for good |
+//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling`, `circuit_open` | a call fails for good |
 //! | `rebound_budget_grants_total` | counter | `budget`: `grpc`, `finagle`, `aws` (or a custom budget's name) | a retry budget grants a retry |
 //! | `rebound_budget_refusals_total` | counter | `budget`, as above | a retry budget refuses a retry |
 //! | `rebound_throttle_wait_seconds` | histogram | — | a client-side throttle delays an attempt (AWS adaptive pacing) |
@@ -74,9 +79,11 @@
 
 pub mod aws;
 mod backoff;
+mod breaker;
 pub mod budget;
 mod clock;
 mod error;
+mod hedge;
 pub mod http;
 mod jitter;
 pub mod observe;
@@ -90,11 +97,19 @@ pub mod throttle;
 mod window;
 
 pub use backoff::{Backoff, Immediate};
+pub use breaker::BreakerSpec;
+pub use breaker::{
+    BreakerCounters, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, CircuitBreakerBuilder,
+    OpenDuration, SlidingWindow, SlowCalls, StateChange, Trip, MAX_OPEN,
+};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use clock::TokioSleeper;
 pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper, SystemClock, ThreadSleeper};
 pub use error::ConfigError;
+#[cfg(feature = "tokio")]
+pub use hedge::hedge_async;
+pub use hedge::{AllFatal, Hedge, HedgeAfter, HedgeDelay, HedgePolicy, HedgeSpec, LatencyTracker};
 pub use jitter::Jitter;
 pub use policy::{Policy, PolicyBackoff, PolicyBuilder, Schedule};
 pub use responsive::{Responsive, ResponsiveBuilder, ResponsiveConfig, ResponsiveMetrics, ResponsiveState};

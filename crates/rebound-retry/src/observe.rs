@@ -45,6 +45,7 @@ pub fn reason(give_up: GiveUp) -> &'static str {
         GiveUp::BudgetExhausted => "budget_exhausted",
         GiveUp::Throttled => "throttled",
         GiveUp::HintAboveCeiling { .. } => "hint_above_ceiling",
+        GiveUp::CircuitOpen => "circuit_open",
     }
 }
 
@@ -103,6 +104,7 @@ pub(crate) fn give_up(why: GiveUp, attempts: u64) {
         GiveUp::BudgetExhausted => metrics::counter!(GIVE_UPS, "reason" => "budget_exhausted"),
         GiveUp::Throttled => metrics::counter!(GIVE_UPS, "reason" => "throttled"),
         GiveUp::HintAboveCeiling { .. } => metrics::counter!(GIVE_UPS, "reason" => "hint_above_ceiling"),
+        GiveUp::CircuitOpen => metrics::counter!(GIVE_UPS, "reason" => "circuit_open"),
     }
     .increment(1);
     #[cfg(feature = "tracing")]

@@ -31,6 +31,8 @@
 //! | `randomization` | responsive | factor in [0, 1] | `0.3` |
 //! | `max-randomization` | responsive | duration | `2m` |
 //! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota), `aws-2026:CAPACITY` (its 2026 costs) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
+//! | `breaker` | all | `consecutive:FAILURES:OPEN` or `rate:THRESHOLD%:MIN_CALLS:OPEN`, then optional `:window=CALLS\|DURATION`, `:probes=N`, `:slow=DURATION@THRESHOLD%`, `:max-open=DURATION`; see [`crate::BreakerSpec`] | none |
+//! | `hedge` | all | `DELAY:MAX` (fixed hedging delay, MAX in 1 ..= 5 attempts) or `pQ:MAX` (past the Q-th latency percentile); see [`crate::HedgeSpec`] | none |
 //! | `throttle` | all | `sre:K` (Google SRE adaptive throttling) or `cubic` (AWS SDK adaptive mode); see [`crate::throttle`] | none |
 //!
 //! ```
@@ -41,8 +43,10 @@
 //! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
 
+use crate::breaker::BreakerSpec;
 use crate::budget::BudgetSpec;
 use crate::error::ConfigError;
+use crate::hedge::HedgeSpec;
 use crate::jitter::Jitter;
 use crate::policy::{fmt_duration, Policy, PolicyBuilder, Schedule};
 use crate::responsive::ResponsiveConfig;
@@ -63,6 +67,8 @@ pub struct Spec {
     kind: Kind,
     budget: Option<BudgetSpec>,
     throttle: Option<ThrottleSpec>,
+    breaker: Option<BreakerSpec>,
+    hedge: Option<HedgeSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -73,13 +79,13 @@ enum Kind {
 
 impl From<Policy> for Spec {
     fn from(p: Policy) -> Spec {
-        Spec { kind: Kind::Policy(p), budget: None, throttle: None }
+        Spec { kind: Kind::Policy(p), budget: None, throttle: None, breaker: None, hedge: None }
     }
 }
 
 impl From<ResponsiveConfig> for Spec {
     fn from(r: ResponsiveConfig) -> Spec {
-        Spec { kind: Kind::Responsive(r), budget: None, throttle: None }
+        Spec { kind: Kind::Responsive(r), budget: None, throttle: None, breaker: None, hedge: None }
     }
 }
 
@@ -119,6 +125,28 @@ impl Spec {
     /// This spec with a client-side throttle.
     pub fn with_throttle(mut self, throttle: ThrottleSpec) -> Spec {
         self.throttle = Some(throttle);
+        self
+    }
+
+    /// The circuit breaker (`breaker=`), if any.
+    pub fn breaker(&self) -> Option<&BreakerSpec> {
+        self.breaker.as_ref()
+    }
+
+    /// The hedging policy (`hedge=`), if any.
+    pub fn hedge(&self) -> Option<&HedgeSpec> {
+        self.hedge.as_ref()
+    }
+
+    /// This spec with a circuit breaker.
+    pub fn with_breaker(mut self, breaker: BreakerSpec) -> Spec {
+        self.breaker = Some(breaker);
+        self
+    }
+
+    /// This spec with a hedging policy.
+    pub fn with_hedge(mut self, hedge: HedgeSpec) -> Spec {
+        self.hedge = Some(hedge);
         self
     }
 }
@@ -258,8 +286,11 @@ impl FromStr for Spec {
         let (kind, body) = s.split_once(':').unwrap_or((s, ""));
         // `budget=` and `throttle=` go with every kind; the rest is the kind's own.
         let (mut budget, mut throttle, mut own) = (None, None, Vec::new());
+        let (mut breaker, mut hedge) = (None, None);
         for (k, v) in entries(body)? {
             match k {
+                "breaker" => breaker = Some(v.parse::<BreakerSpec>()?),
+                "hedge" => hedge = Some(v.parse::<HedgeSpec>()?),
                 "budget" => budget = Some(v.parse::<BudgetSpec>()?),
                 "throttle" => throttle = Some(v.parse::<ThrottleSpec>()?),
                 _ => own.push(format!("{k}={v}")),
@@ -271,7 +302,7 @@ impl FromStr for Spec {
             "responsive" => Kind::Responsive(parse_responsive(&own)?),
             other => return Err(ConfigError::UnknownKind { kind: other.to_string() }),
         };
-        Ok(Spec { kind, budget, throttle })
+        Ok(Spec { kind, budget, throttle, breaker, hedge })
     }
 }
 
@@ -293,6 +324,20 @@ impl FromStr for Policy {
                 "throttle",
                 t,
                 "absent here: a throttle is shared by calls, parse a `Spec`",
+            ));
+        }
+        if let Some(b) = spec.breaker() {
+            return Err(ConfigError::invalid(
+                "breaker",
+                b,
+                "absent here: a breaker is shared by calls, parse a `Spec`",
+            ));
+        }
+        if let Some(h) = spec.hedge() {
+            return Err(ConfigError::invalid(
+                "hedge",
+                h,
+                "absent here: hedging is not a backoff, parse a `Spec`",
             ));
         }
         spec.policy().copied().ok_or_else(|| {
@@ -386,6 +431,12 @@ impl fmt::Display for Spec {
         }
         if let Some(t) = &self.throttle {
             write!(f, ",throttle={t}")?;
+        }
+        if let Some(b) = &self.breaker {
+            write!(f, ",breaker={b}")?;
+        }
+        if let Some(h) = &self.hedge {
+            write!(f, ",hedge={h}")?;
         }
         Ok(())
     }

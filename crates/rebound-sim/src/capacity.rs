@@ -129,7 +129,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                     retrier.start(c, t);
                 }
                 let admission =
-                    if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(t) };
+                    if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(c, t) };
                 // Whether the submission failed, and if so whether it reached the server.
                 let failed = match admission {
                     Admission::Wait(d) => {

@@ -8,12 +8,23 @@
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.
+//!
+//! A spec's `breaker=` is one [`CircuitBreaker`] — the library's own, reading the virtual
+//! clock — shared by all clients and asked before every attempt, as the executor's
+//! [`breaker`](rebound_retry::Retry::breaker) does: an open breaker fails a first attempt at
+//! once, and a rejected retry waits for the next probe if it comes within the executor's
+//! default hint ceiling (60 s), else gives up.
+//!
+//! A spec's `hedge=DELAY:MAX` sends up to MAX copies of each attempt, one every DELAY while it
+//! is unanswered, each charged to the budget first (gRPC A6). An adaptive `hedge=pQ:MAX` needs
+//! the latencies the simulator does not record yet: it never hedges here (tower's `Hedge`
+//! without enough data). `rebound sweep`'s capacity server does not hedge.
 
 use crate::queue::Nanos;
 use rand::rngs::SmallRng;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
-use rebound_retry::{Backoff, PolicyBackoff, ResponsiveState, Spec};
+use rebound_retry::{Backoff, BreakerPermit, CircuitBreaker, PolicyBackoff, ResponsiveState, Spec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,6 +40,30 @@ pub struct Retrier {
     /// The spec and seed, to give clients added by [`Retrier::grow`] their own state.
     spec: Spec,
     seed: u64,
+    /// The policy's `max-elapsed`, and when each client's current request started.
+    deadline: Option<(Duration, Vec<Nanos>)>,
+    breaker: Option<Breaker>,
+    /// A fixed hedging delay and the most copies per attempt (`hedge=DELAY:MAX`).
+    hedge: Option<(Duration, u32)>,
+}
+
+/// The shared breaker and each client's standing with it.
+#[derive(Debug)]
+struct Breaker {
+    breaker: CircuitBreaker,
+    clients: Vec<BreakerClient>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct BreakerClient {
+    /// The permit of the attempt in flight.
+    permit: Option<BreakerPermit>,
+    /// The attempt was rejected by the breaker: the wait to its next probe, if it is open.
+    rejected: Option<Option<Duration>>,
+    /// Attempts of the current request that reached the breaker; whether this retry already
+    /// waited for a probe.
+    attempts: u32,
+    waited: bool,
 }
 
 #[derive(Debug)]
@@ -73,8 +108,17 @@ impl Retrier {
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
             base: Instant::now(),
+            deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
             spec: spec.clone(),
             seed,
+            breaker: spec.breaker().and_then(|b| b.build().ok()).map(|breaker| Breaker {
+                breaker,
+                clients: vec![BreakerClient::default(); clients as usize],
+            }),
+            hedge: spec.hedge().and_then(|h| match h.after {
+                rebound_retry::HedgeAfter::Delay(d) => Some((d, h.max_attempts)),
+                rebound_retry::HedgeAfter::Percentile(_) => None,
+            }),
         }
     }
 
@@ -82,13 +126,35 @@ impl Retrier {
     /// [`Retrier::new`] seeds it: for populations that grow during a run (open-loop users, the
     /// request slots of a simulated service). Never shrinks.
     pub fn grow(&mut self, clients: u32) {
+        let n = clients as usize;
         if let (Backoffs::PerCall(b), Some(policy)) = (&mut self.backoff, self.spec.policy()) {
             let from = b.len() as u32;
             b.extend((from..clients).map(|c| policy.backoff_seeded(client_seed(self.seed, c))));
         }
-        if self.spec.budget().is_some() && self.retried.len() < clients as usize {
-            self.retried.resize(clients as usize, None);
+        if self.spec.budget().is_some() && self.retried.len() < n {
+            self.retried.resize(n, None);
         }
+        if let Some((_, started)) = &mut self.deadline {
+            if started.len() < n {
+                started.resize(n, 0);
+            }
+        }
+        if let Some(br) = &mut self.breaker {
+            if br.clients.len() < n {
+                br.clients.resize(n, BreakerClient::default());
+            }
+        }
+    }
+
+    /// The wait before copy `n` (from 1) of an attempt, if the spec hedges that many.
+    #[inline]
+    pub fn hedge_after(&self, n: u32) -> Option<Duration> {
+        self.hedge.and_then(|(d, max)| (n < max).then_some(d))
+    }
+
+    /// Whether a hedge may go at `t`: the budget's say, as for a retry (always yes without one).
+    pub fn try_hedge(&self, t: Nanos) -> bool {
+        self.budget.as_ref().is_none_or(|b| b.try_retry(self.at(t), RetryCause::Error))
     }
 
     #[inline]
@@ -102,25 +168,82 @@ impl Retrier {
         if let Backoffs::PerCall(b) = &mut self.backoff {
             b[client as usize].reset();
         }
+        if let Some(br) = &mut self.breaker {
+            br.clients[client as usize] = BreakerClient::default();
+        }
+        if let Some((_, started)) = &mut self.deadline {
+            started[client as usize] = t;
+        }
         if let Some(b) = &self.budget {
             self.retried[client as usize] = None;
             b.on_request(self.base + Duration::from_nanos(t));
         }
     }
 
-    /// Whether an attempt may be sent at `t` (the throttle's say; always yes without one).
+    /// Whether client `client`'s attempt may be sent at `t`: the breaker's say, then the
+    /// throttle's (always yes without them).
     #[inline]
-    pub fn admit(&self, t: Nanos) -> Admission {
-        match &self.throttle {
-            Some(th) => th.admit(self.at(t)),
-            None => Admission::Send,
+    pub fn admit(&mut self, client: u32, t: Nanos) -> Admission {
+        let now = self.at(t);
+        if let Some(br) = &mut self.breaker {
+            let cl = &mut br.clients[client as usize];
+            cl.attempts += 1;
+            match br.breaker.try_acquire(&now) {
+                Ok(permit) => cl.permit = Some(permit),
+                Err(open) => {
+                    cl.rejected = Some(open.retry_after);
+                    return Admission::Reject;
+                }
+            }
         }
+        let admission = match &self.throttle {
+            Some(th) => th.admit(now),
+            None => Admission::Send,
+        };
+        if admission == Admission::Reject {
+            self.breaker_outcome(client, t, None);
+        }
+        admission
+    }
+
+    /// Reports client `client`'s attempt to the breaker: failed, succeeded, or (`None`) not sent.
+    fn breaker_outcome(&mut self, client: u32, t: Nanos, failed: Option<bool>) {
+        let now = self.at(t);
+        let Some(br) = &mut self.breaker else { return };
+        let Some(permit) = br.clients[client as usize].permit.take() else { return };
+        match failed {
+            Some(true) => br.breaker.on_failure(permit, &now),
+            Some(false) => br.breaker.on_success(permit, &now),
+            None => br.breaker.release(permit),
+        }
+    }
+
+    /// After the breaker rejected client `client`'s attempt: the wait for its next probe, as
+    /// the executor decides (a first attempt gives up; a retry waits once, up to 60 s).
+    fn after_rejection(&mut self, client: u32) -> Option<Option<Duration>> {
+        let cl = &mut self.breaker.as_mut()?.clients[client as usize];
+        let wait = cl.rejected.take()?;
+        Some(match wait {
+            Some(d) if cl.attempts > 1 && !cl.waited && d <= rebound_retry::DEFAULT_HINT_CEILING => {
+                cl.waited = true;
+                cl.attempts -= 1; // the wait leads to the same attempt, asked again
+                Some(d)
+            }
+            _ => None,
+        })
     }
 
     /// Client `client`'s attempt failed at `t` (`sent`: it reached the network, rather than
     /// being rejected by the throttle): the wait before its retry, or `None` to give up.
     #[inline]
     pub fn on_failure(&mut self, client: u32, t: Nanos, cause: RetryCause, sent: bool) -> Option<Duration> {
+        if let Some(wait) = self.after_rejection(client) {
+            return wait;
+        }
+        if let Some(br) = &mut self.breaker {
+            br.clients[client as usize].waited = false;
+        }
+        self.breaker_outcome(client, t, Some(true));
         let now = self.at(t);
         if let (Some(th), true) = (&self.throttle, sent) {
             th.on_response(now, true);
@@ -132,6 +255,13 @@ impl Retrier {
             Backoffs::PerCall(b) => b[client as usize].next_delay(),
             Backoffs::Responsive(r) => Some(r.on_failure()),
         }?;
+        // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
+        if let Some((limit, started)) = &self.deadline {
+            let elapsed = Duration::from_nanos(t.saturating_sub(started[client as usize]));
+            if elapsed.saturating_add(delay) > *limit {
+                return None;
+            }
+        }
         match &self.budget {
             Some(b) if !b.try_retry(now, cause) => None,
             Some(_) => {
@@ -146,6 +276,7 @@ impl Retrier {
     /// responsive backoff that has not yet come down), usually zero.
     #[inline]
     pub fn on_success(&mut self, client: u32, t: Nanos) -> Duration {
+        self.breaker_outcome(client, t, Some(false));
         let now = self.at(t);
         if let Some(th) = &self.throttle {
             th.on_response(now, false);

@@ -8,6 +8,11 @@
 //! a shared retry budget (`rebound_retry::budget`) before each retry. [`RetryLayer`]
 //! puts it in a `ServiceBuilder`, in front of a hyper client or inside an axum/tonic stack.
 //!
+//! Two more layers guard a dependency: [`BreakerLayer`] puts a shared
+//! [`CircuitBreaker`](rebound_retry::CircuitBreaker) in front of a service (an open breaker
+//! answers [`BreakerError::Open`] without calling it), and [`HedgeLayer`] sends a copy of a
+//! slow request and takes the first answer (gRPC A6 hedging, optionally charged to a budget).
+//!
 //! Only requests that can be cloned before they are sent are retried, and retried requests
 //! must be idempotent: [`HttpStatuses`] (feature `http`, default) retries transport errors and
 //! retryable statuses for idempotent methods only, and waits at least as long as the server's
@@ -42,6 +47,8 @@
 #![warn(missing_docs, missing_debug_implementations)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod breaker;
+mod hedge;
 mod layer;
 #[cfg(feature = "http")]
 mod pace;
@@ -50,6 +57,8 @@ mod predicate;
 #[cfg(feature = "tracing")]
 mod trace;
 
+pub use breaker::{BreakerError, BreakerFuture, BreakerLayer, BreakerService, Classify, ErrorsFail};
+pub use hedge::{HedgeLayer, HedgeService, RetryErrorKind};
 pub use layer::RetryLayer;
 #[cfg(feature = "http")]
 pub use pace::{PaceLayer, Paced};

@@ -56,21 +56,22 @@ async fn defaults() -> Response {
     json_response(StatusCode::OK, &json!({ "scenarios": scenarios, "policies": policies, "bounds": BOUNDS }))
 }
 
-/// Service-graph examples (`examples/scenarios/`), compiled in so the page works anywhere.
+/// Service-graph examples (`examples/scenarios/`, linked as the crate's `scenarios/` so that the
+/// package carries them), compiled in so the page works anywhere.
 const EXAMPLES: [(&str, &str); 4] = [
     (
         "Three tiers, every layer retrying 3 times; db down 30 s",
-        include_str!("../../../../examples/scenarios/three-tier.toml"),
+        include_str!("../../scenarios/three-tier.toml"),
     ),
     (
         "Three tiers, retries at the edge only",
-        include_str!("../../../../examples/scenarios/three-tier-edge-only.toml"),
+        include_str!("../../scenarios/three-tier-edge-only.toml"),
     ),
     (
         "Three tiers, gRPC retry budget at every hop",
-        include_str!("../../../../examples/scenarios/three-tier-budget.toml"),
+        include_str!("../../scenarios/three-tier-budget.toml"),
     ),
-    ("Open-loop users (Poisson arrivals)", include_str!("../../../../examples/scenarios/open-loop.toml")),
+    ("Open-loop users (Poisson arrivals)", include_str!("../../scenarios/open-loop.toml")),
 ];
 
 /// `(name, TOML, scenario)`: S5's storm under each kind of outage, then the service-graph

@@ -41,12 +41,15 @@ where
             if let Some(wait) = self.admission(&mut run)? {
                 self.sleeper.sleep(wait);
             }
+            while let Some(wait) = self.circuit(&mut run)? {
+                self.sleeper.sleep(wait);
+            }
             run.attempts += 1;
             crate::observe::attempt();
             self.metrics.on_attempt();
             match (self.op)() {
                 Ok(value) => {
-                    self.after_success(&run);
+                    self.after_success(&mut run);
                     self.metrics.on_success(run.attempts);
                     return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
                 }

@@ -88,6 +88,9 @@ where
                         Ok(_) | Err(_) => {}
                     }
                 }
+                while let Some(wait) = self.circuit(&mut run)? {
+                    self.sleeper.sleep(wait).await;
+                }
                 run.attempts += 1;
                 crate::observe::attempt();
                 self.metrics.on_attempt();
@@ -98,7 +101,7 @@ where
                 };
                 let failure = match result {
                     Ok(Ok(value)) => {
-                        self.after_success(&run);
+                        self.after_success(&mut run);
                         self.metrics.on_success(run.attempts);
                         return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept }));
                     }

@@ -19,6 +19,7 @@
 //! - [`notify`](Retry::notify): called before each retry with the attempt, its failure and the
 //!   chosen delay.
 //! - [`metrics`](Retry::metrics): counts attempts, retries and time slept.
+//! - [`breaker`](Retry::breaker): a shared [`crate::CircuitBreaker`] asked before every attempt.
 //! - [`sleeper`](Retry::sleeper) and [`clock`](Retry::clock): injected time, for tests.
 //!
 //! ```
@@ -42,6 +43,7 @@
 //! ```
 
 mod blocking;
+mod circuit;
 #[cfg(feature = "tokio")]
 mod future;
 mod hooks;
@@ -51,6 +53,7 @@ pub(crate) mod outcome;
 pub use hooks::{AlwaysRetry, HintFn, NoHint, NoNotify, Notify, Predicate};
 
 use crate::backoff::Backoff;
+use crate::breaker::{BreakerPermit, CircuitBreaker};
 use crate::budget::{RetryBudget, RetryCause};
 use crate::clock::{SystemClock, ThreadSleeper};
 use crate::throttle::{Admission, Throttle};
@@ -88,7 +91,8 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
     guard: Guard,
 }
 
-/// The shared protections of an executor: a retry budget and a client-side throttle.
+/// The shared protections of an executor: a retry budget, a client-side throttle and a
+/// circuit breaker.
 #[derive(Debug, Clone, Default)]
 struct Guard {
     budget: Option<Arc<dyn RetryBudget>>,
@@ -96,6 +100,7 @@ struct Guard {
     /// A shared pacer and the host the operation talks to (async executor only).
     #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
+    breaker: Option<Arc<CircuitBreaker>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -322,6 +327,10 @@ struct Run {
     slept: Duration,
     /// What the last granted retry followed (for the budget's accounting of a success).
     retried: Option<RetryCause>,
+    /// The circuit breaker's permit for the current attempt; whether this attempt already
+    /// waited for the breaker.
+    permit: Option<BreakerPermit>,
+    breaker_waited: bool,
 }
 
 impl Run {
@@ -358,6 +367,8 @@ where
             attempts: 0,
             slept: Duration::ZERO,
             retried: None,
+            permit: None,
+            breaker_waited: false,
         }
     }
 
@@ -387,10 +398,11 @@ where
         }
     }
 
-    /// After a successful attempt: tells the budget and the throttle.
+    /// After a successful attempt: tells the breaker, the budget and the throttle.
     #[inline]
-    fn after_success(&mut self, run: &Run) {
+    fn after_success(&mut self, run: &mut Run) {
         crate::observe::success(run.attempts);
+        self.breaker_outcome(run, Some(false));
         if self.guard.budget.is_none() && self.guard.throttle.is_none() {
             return;
         }
@@ -418,6 +430,8 @@ where
             Failure::TimedOut(_) => (self.settings.retry_timeouts, self.settings.retry_timeouts, None),
             Failure::Rejected => (false, false, None),
         };
+        let timed_out = matches!(failure, Failure::TimedOut(_));
+        self.breaker_outcome(run, (retryable || timed_out).then_some(true));
         let cause =
             if matches!(failure, Failure::TimedOut(_)) { RetryCause::Timeout } else { RetryCause::Error };
         let elapsed = if retryable { run.elapsed(&self.clock) } else { None };

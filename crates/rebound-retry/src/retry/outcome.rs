@@ -10,7 +10,8 @@ pub enum Failure<E> {
     Error(E),
     /// The attempt did not finish within its timeout (async executor only).
     TimedOut(Duration),
-    /// The client's throttle rejected the attempt: it was never sent.
+    /// The client's throttle or an open circuit breaker rejected the attempt: it was never
+    /// sent.
     Rejected,
 }
 
@@ -29,7 +30,9 @@ impl<E: fmt::Display> fmt::Display for Failure<E> {
         match self {
             Failure::Error(e) => e.fmt(f),
             Failure::TimedOut(d) => write!(f, "attempt timed out after {d:?}"),
-            Failure::Rejected => f.write_str("attempt rejected by the client's throttle"),
+            Failure::Rejected => {
+                f.write_str("attempt rejected at the client (throttle or open circuit breaker)")
+            }
         }
     }
 }
@@ -48,6 +51,10 @@ pub enum GiveUp {
     BudgetExhausted,
     /// The client-side throttle rejected the attempt.
     Throttled,
+    /// The circuit breaker ([`crate::CircuitBreaker`]) rejected the attempt: it was open, or
+    /// half-open with every probe slot taken, and would not admit a probe before the deadline
+    /// or the hint ceiling.
+    CircuitOpen,
     /// The server asked for a wait (Retry-After) longer than the configured ceiling.
     HintAboveCeiling {
         /// The wait the server asked for.
@@ -65,6 +72,7 @@ impl fmt::Display for GiveUp {
             GiveUp::Deadline => f.write_str("the next wait would pass the deadline"),
             GiveUp::BudgetExhausted => f.write_str("the retry budget is exhausted"),
             GiveUp::Throttled => f.write_str("the client-side throttle rejected the attempt"),
+            GiveUp::CircuitOpen => f.write_str("the circuit breaker is open"),
             GiveUp::HintAboveCeiling { hint, ceiling } => {
                 write!(f, "server asked to retry after {hint:?}, above the ceiling of {ceiling:?}")
             }

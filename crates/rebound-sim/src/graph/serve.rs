@@ -177,9 +177,9 @@ impl Engine<'_> {
     }
 
     fn call_send(&mut self, t: Nanos, s: u16, j: u32) {
-        let svc = &self.svcs[s as usize];
+        let svc = &mut self.svcs[s as usize];
         let job = svc.jobs[j as usize];
-        match svc.retriers[job.call as usize].admit(t) {
+        match svc.retriers[job.call as usize].admit(job.worker, t) {
             Admission::Send => self.call_send_now(t, s, j),
             Admission::Wait(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallAdmitted(s, j, job.gen)),
             Admission::Reject => self.call_failed(t, s, j, RetryCause::Error, false),

@@ -62,7 +62,7 @@ impl Engine<'_> {
     }
 
     pub(super) fn user_send(&mut self, t: Nanos, c: u32) {
-        match self.retrier.admit(t) {
+        match self.retrier.admit(c, t) {
             Admission::Send => {}
             Admission::Wait(d) => return self.q.push(t.saturating_add(nanos(d)), Ev::Admitted(c)),
             Admission::Reject => {

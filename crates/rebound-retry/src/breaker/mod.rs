@@ -1,0 +1,303 @@
+//! Circuit breakers ([`CircuitBreaker`]): the shared state, the public types and the closed
+//! fast path; the state machine is in `machine`, the configuration in `config`.
+
+mod config;
+mod machine;
+mod spec;
+mod window;
+
+pub use config::{CircuitBreakerBuilder, OpenDuration, SlowCalls, Trip, MAX_OPEN};
+pub use spec::BreakerSpec;
+pub use window::SlidingWindow;
+
+use crate::clock::Clock;
+use std::fmt;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// A breaker's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BreakerState {
+    /// Calls pass; outcomes are recorded.
+    Closed,
+    /// Calls are rejected until the open duration has passed.
+    Open,
+    /// A few probe calls pass; the rest are rejected.
+    HalfOpen,
+}
+
+/// A state change, as the [hook](CircuitBreakerBuilder::on_state_change) sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StateChange {
+    /// The state left.
+    pub from: BreakerState,
+    /// The state entered.
+    pub to: BreakerState,
+    /// When, by the clock of the call that caused it.
+    pub at: Instant,
+}
+
+/// Leave to make one call, from [`CircuitBreaker::try_acquire`]. Report its outcome with
+/// [`on_success`](CircuitBreaker::on_success) or [`on_failure`](CircuitBreaker::on_failure), or
+/// [`release`](CircuitBreaker::release) it if the call was not made or its outcome says nothing
+/// about the dependency (cancelled, a permanent error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "report the call's outcome to the breaker"]
+pub struct BreakerPermit {
+    generation: u64,
+    start: Option<Instant>,
+    probe: bool,
+}
+
+impl BreakerPermit {
+    /// Whether this call is a half-open probe.
+    pub fn is_probe(&self) -> bool {
+        self.probe
+    }
+}
+
+/// A call rejected by an open (or half-open and fully probing) breaker; it was not made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BreakerOpen {
+    /// Time until the breaker admits a probe, if it is open; `None` when it is half-open and
+    /// every probe slot is taken.
+    pub retry_after: Option<Duration>,
+}
+
+impl fmt::Display for BreakerOpen {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.retry_after {
+            Some(d) => write!(f, "circuit breaker open; next probe in {d:?}"),
+            None => f.write_str("circuit breaker half-open; every probe slot is taken"),
+        }
+    }
+}
+
+impl std::error::Error for BreakerOpen {}
+
+/// Counts since the breaker was built (a snapshot, not read atomically as a set). Each counter
+/// is exact except `successes` of a consecutive breaker while closed, which is counted without a
+/// locked instruction and may miss a few under concurrent successes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BreakerCounters {
+    /// Calls reported successful.
+    pub successes: u64,
+    /// Calls reported failed.
+    pub failures: u64,
+    /// Calls reported slow (failed or not), with slow-call detection on.
+    pub slow_calls: u64,
+    /// Calls rejected without being made.
+    pub rejected: u64,
+    /// Half-open probes admitted.
+    pub probes: u64,
+    /// Transitions into open (trips).
+    pub opened: u64,
+    /// Transitions into closed (recoveries).
+    pub closed: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    successes: AtomicU64,
+    failures: AtomicU64,
+    slow_calls: AtomicU64,
+    rejected: AtomicU64,
+    probes: AtomicU64,
+    opened: AtomicU64,
+    closed: AtomicU64,
+}
+
+fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+/// A circuit breaker: stops calling a dependency that keeps failing, and probes it now and then.
+///
+/// Why: retries and budgets bound the *extra* load a client sends to a failing dependency, but
+/// every first attempt still goes out and still waits for its failure (often a timeout). A
+/// circuit breaker shared by every caller of one dependency watches the outcomes; once they are
+/// bad enough it *opens* and fails calls at the client at once, which sheds the load that keeps
+/// an overloaded server down and spares callers the wait. After the open duration it goes
+/// *half-open* and lets a few probe calls through: if they succeed it *closes*, otherwise it
+/// opens again (for longer, with [`CircuitBreakerBuilder::open_backoff`]).
+///
+/// The state machine is the one documented by resilience4j
+/// (<https://resilience4j.readme.io/docs/circuitbreaker>) and Polly v8
+/// (<https://www.pollydocs.org/strategies/circuit-breaker.html>):
+/// - **Closed**: calls pass and their outcomes are recorded. A [`Trip::Consecutive`] breaker
+///   opens after N failures in a row. A [`Trip::Rate`] breaker opens when, with at least
+///   `min_calls` calls in its sliding window (count- or time-based), the failure rate — or,
+///   with [`slow_calls`](CircuitBreakerBuilder::slow_calls), the slow-call rate — is *at or
+///   above* the threshold (resilience4j: "equal or greater"; Polly v8 compares `>=` too).
+/// - **Open**: calls are rejected ([`BreakerOpen`]) without running until the open duration
+///   has passed; the next call then moves the breaker to half-open (resilience4j with
+///   `automaticTransitionFromOpenToHalfOpenEnabled = false`, Polly v8).
+/// - **Half-open**: `probes` calls are let through (resilience4j
+///   `permittedNumberOfCallsInHalfOpenState`; Polly v8 lets one through), the rest rejected.
+///   A consecutive breaker reopens on the first failed probe and closes when all succeed; a
+///   rate breaker decides once all probes are back, by the same thresholds over the probes
+///   (resilience4j). Opening again counts as a consecutive trip, closing resets the count.
+///
+/// Outcomes of calls admitted in an earlier state (a slow call that started before a trip) are
+/// counted but do not move the state. A probe not reported within the first open duration is
+/// presumed lost and its slot given to a new probe.
+///
+/// The breaker reads time from the [`Clock`] each call passes in (a [`ManualClock`] in tests, an
+/// `Instant` in the simulator); a closed consecutive breaker without slow-call detection never
+/// reads it. It is `Send + Sync`; share it in an `Arc`.
+///
+/// ```
+/// use rebound_retry::{BreakerState, CircuitBreaker, ManualClock};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::new();
+/// let breaker = CircuitBreaker::consecutive(3, Duration::from_secs(30)).build()?;
+/// for _ in 0..3 {
+///     let permit = breaker.try_acquire(&clock).unwrap();
+///     breaker.on_failure(permit, &clock);
+/// }
+/// assert_eq!(breaker.state(), BreakerState::Open);
+/// assert!(breaker.try_acquire(&clock).is_err()); // fails fast, the call is not made
+/// clock.advance(Duration::from_secs(30));
+/// let probe = breaker.try_acquire(&clock).unwrap(); // half-open: one probe
+/// breaker.on_success(probe, &clock);
+/// assert_eq!(breaker.state(), BreakerState::Closed);
+/// # Ok::<(), rebound_retry::ConfigError>(())
+/// ```
+///
+/// [`ManualClock`]: crate::ManualClock
+pub struct CircuitBreaker {
+    cfg: config::Config,
+    /// `generation << 2 | state`: read without the lock on the closed path.
+    packed: AtomicU64,
+    /// Failures in a row while closed (consecutive breakers).
+    streak: AtomicU32,
+    machine: std::sync::Mutex<machine::Machine>,
+    counters: Counters,
+    hook: Option<Box<dyn Fn(StateChange) + Send + Sync>>,
+}
+
+impl fmt::Debug for CircuitBreaker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CircuitBreaker")
+            .field("cfg", &self.cfg)
+            .field("state", &self.state())
+            .field("counters", &self.counters())
+            .finish_non_exhaustive()
+    }
+}
+
+impl CircuitBreaker {
+    /// A breaker that opens after `failures` failed calls in a row (1 ..= 1 000 000) and stays
+    /// open for `open` (> 0, ≤ 24 h).
+    pub fn consecutive(failures: u32, open: Duration) -> CircuitBreakerBuilder {
+        CircuitBreakerBuilder::new(Trip::Consecutive { failures }, open)
+    }
+
+    /// A breaker that opens when the failure rate over `window` is at or above `threshold`
+    /// (in (0, 1]) with at least `min_calls` calls in the window, and stays open for `open`.
+    pub fn failure_rate(
+        threshold: f64,
+        min_calls: u32,
+        window: SlidingWindow,
+        open: Duration,
+    ) -> CircuitBreakerBuilder {
+        CircuitBreakerBuilder::new(Trip::Rate { threshold, min_calls, window }, open)
+    }
+
+    /// What trips this breaker.
+    pub fn trip(&self) -> Trip {
+        self.cfg.trip
+    }
+
+    /// The current state. An open breaker whose open duration has passed reads `Open` until a
+    /// call asks to pass.
+    pub fn state(&self) -> BreakerState {
+        machine::state_of(self.packed.load(Ordering::Acquire))
+    }
+
+    /// When an open breaker admits its next probe; `None` unless open.
+    pub fn next_probe(&self) -> Option<Instant> {
+        self.lock().open_until()
+    }
+
+    /// The counters so far.
+    pub fn counters(&self) -> BreakerCounters {
+        let c = &self.counters;
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        BreakerCounters {
+            successes: get(&c.successes),
+            failures: get(&c.failures),
+            slow_calls: get(&c.slow_calls),
+            rejected: get(&c.rejected),
+            probes: get(&c.probes),
+            opened: get(&c.opened),
+            closed: get(&c.closed),
+        }
+    }
+
+    /// Asks to make one call now.
+    ///
+    /// # Errors
+    /// [`BreakerOpen`] when the breaker is open, or half-open with every probe slot taken: do
+    /// not make the call.
+    #[inline]
+    pub fn try_acquire(&self, clock: &impl Clock) -> Result<BreakerPermit, BreakerOpen> {
+        let packed = self.packed.load(Ordering::Acquire);
+        if machine::state_of(packed) == BreakerState::Closed {
+            let start = if self.cfg.timed() { Some(clock.now()) } else { None };
+            return Ok(BreakerPermit { generation: packed >> 2, start, probe: false });
+        }
+        self.acquire_slow(clock.now())
+    }
+
+    /// Reports that the call succeeded.
+    #[inline]
+    pub fn on_success(&self, permit: BreakerPermit, clock: &impl Clock) {
+        if !permit.probe && matches!(self.cfg.trip, Trip::Consecutive { .. }) {
+            // A plain load and store, not a locked increment: the locked one tripled the cost of
+            // the closed path (benches/breaker.rs). Concurrent successes may miss a count here.
+            let c = &self.counters.successes;
+            c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+            if self.streak.load(Ordering::Relaxed) != 0 {
+                self.streak.store(0, Ordering::Relaxed);
+            }
+            return;
+        }
+        self.record(permit, false, clock);
+    }
+
+    /// Reports that the call failed.
+    pub fn on_failure(&self, permit: BreakerPermit, clock: &impl Clock) {
+        self.record(permit, true, clock);
+    }
+
+    /// Returns a permit whose call was not made, was cancelled, or ended in a way that says
+    /// nothing about the dependency's health (resilience4j's ignored exceptions): it counts
+    /// neither way, and a probe's slot is freed.
+    pub fn release(&self, permit: BreakerPermit) {
+        if permit.probe {
+            self.lock().release_probe(permit.generation);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, machine::Machine> {
+        // A panic elsewhere while holding the lock leaves the machine consistent: every update
+        // under it is a few assignments.
+        self.machine.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn notify(&self, change: Option<StateChange>) {
+        if let (Some(change), Some(hook)) = (change, &self.hook) {
+            hook(change);
+        }
+    }
+}
+
+/// An `Instant` read as a clock stopped at that instant: how callers that already know the
+/// time (the simulator's virtual clock) pass it to a [`CircuitBreaker`].
+impl Clock for Instant {
+    fn now(&self) -> Instant {
+        *self
+    }
+}

@@ -1,0 +1,82 @@
+//! The circuit breaker in the executors: ask it before each attempt, wait for its next probe
+//! on a retry, report each outcome.
+
+use super::metrics::Metrics;
+use super::outcome::{Failure, GiveUp, RetryError};
+use super::{Retry, Run};
+use crate::breaker::CircuitBreaker;
+use crate::clock::Clock;
+use std::sync::Arc;
+use std::time::Duration;
+
+impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
+    /// Asks a shared [`CircuitBreaker`] before every attempt and reports each outcome to it
+    /// (errors the predicate rejects release the permit and count neither way; timeouts are
+    /// failures). An open breaker rejects the attempt without calling the operation: the first
+    /// attempt ends the call with [`GiveUp::CircuitOpen`] at once; a retry waits for the
+    /// breaker's next probe if that comes within the deadline and the hint ceiling, and gives up
+    /// with [`GiveUp::CircuitOpen`] otherwise (or if it is rejected again).
+    pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
+        self.guard.breaker = Some(breaker);
+        self
+    }
+}
+
+impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M>
+where
+    C: Clock,
+    M: Metrics,
+{
+    /// Before an attempt, after the throttle: `Ok(None)` once the breaker admits it (its permit
+    /// kept in `run`), `Ok(Some(wait))` to wait for the breaker's next probe and ask again, or
+    /// the final error.
+    #[inline]
+    pub(super) fn circuit<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
+        let Some(b) = &self.guard.breaker else { return Ok(None) };
+        let rejected = match b.try_acquire(&self.clock) {
+            Ok(permit) => {
+                run.permit = Some(permit);
+                run.breaker_waited = false;
+                return Ok(None);
+            }
+            Err(rejected) => rejected,
+        };
+        let within = |d: Duration| match run.elapsed(&self.clock) {
+            Some((elapsed, limit)) => elapsed.saturating_add(d) <= limit,
+            None => true,
+        };
+        match rejected.retry_after {
+            Some(d)
+                if run.attempts > 0
+                    && !run.breaker_waited
+                    && d <= self.settings.hint_ceiling
+                    && within(d) =>
+            {
+                run.breaker_waited = true;
+                run.slept = run.slept.saturating_add(d);
+                Ok(Some(d))
+            }
+            _ => {
+                self.metrics.on_give_up(GiveUp::CircuitOpen, run.attempts);
+                Err(RetryError {
+                    reason: GiveUp::CircuitOpen,
+                    last: Failure::Rejected,
+                    attempts: run.attempts,
+                    slept: run.slept,
+                })
+            }
+        }
+    }
+
+    /// Reports an attempt's outcome to the breaker: a success, a failure, or (`None`) neither.
+    #[inline]
+    pub(super) fn breaker_outcome(&self, run: &mut Run, failed: Option<bool>) {
+        if let (Some(b), Some(permit)) = (&self.guard.breaker, run.permit.take()) {
+            match failed {
+                Some(false) => b.on_success(permit, &self.clock),
+                Some(true) => b.on_failure(permit, &self.clock),
+                None => b.release(permit),
+            }
+        }
+    }
+}

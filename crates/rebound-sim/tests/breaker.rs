@@ -1,0 +1,64 @@
+//! The library's CircuitBreaker in the storm lab (a spec's `breaker=`), on the virtual clock.
+
+use rebound_retry::Spec;
+use rebound_sim::{storm, Scenario};
+
+fn spec(s: &str) -> Spec {
+    s.parse().unwrap()
+}
+
+const FIXED_WITH_BREAKER: &str = "constant:base=100ms,breaker=consecutive:5:30s";
+
+#[test]
+fn a_breaker_lets_s5s_fixed_retries_recover() {
+    let s = Scenario::default();
+    let fixed = storm::run(&s, &spec("constant:base=100ms"));
+    let guarded = storm::run(&s, &spec(FIXED_WITH_BREAKER));
+    eprintln!(
+        "fixed: recovered {:?} amp {:.2} peak {}; with breaker: recovered {:?} amp {:.2} peak {} rejected {}",
+        fixed.recovery_s,
+        fixed.amplification,
+        fixed.peak_concurrency,
+        guarded.recovery_s,
+        guarded.amplification,
+        guarded.peak_concurrency,
+        guarded.series.iter().map(|p| p.rejected).sum::<u64>()
+    );
+    assert!(!fixed.recovered);
+    assert!(guarded.recovered, "{:?}", guarded.recovery_s);
+    let rejected: u64 = guarded.series.iter().map(|p| p.rejected).sum();
+    assert!(rejected > 0, "the open breaker rejected attempts at the client");
+    assert!(guarded.peak_concurrency < fixed.peak_concurrency / 2);
+}
+
+#[test]
+fn a_breaker_run_is_deterministic() {
+    let mut s = Scenario::default();
+    s.clients.count = 300;
+    let p = spec("constant:base=100ms,breaker=rate:50%:20:10s:window=10s:probes=3");
+    let a = serde_json::to_string(&storm::run(&s, &p)).unwrap();
+    let b = serde_json::to_string(&storm::run(&s, &p)).unwrap();
+    assert_eq!(a, b);
+}
+
+/// Hedges in the storm: every hedge is an extra attempt the overloaded server must serve; a
+/// budget bounds them (A6 throttles hedges like retries).
+#[test]
+fn hedges_cost_attempts_in_a_storm_and_a_budget_bounds_them() {
+    let s = Scenario::default();
+    let base = "exponential:base=100ms,factor=2,cap=1m,jitter=full";
+    let plain = storm::run(&s, &spec(base));
+    let hedged = storm::run(&s, &spec(&format!("{base},hedge=200ms:2")));
+    let budgeted = storm::run(&s, &spec(&format!("{base},hedge=200ms:2,budget=grpc:10:0.1")));
+    for r in [&plain, &hedged, &budgeted] {
+        eprintln!(
+            "{}: recovered {:?} amp {:.2} attempts {} ok {} peak {}",
+            r.policy, r.recovery_s, r.amplification, r.attempts, r.ok, r.peak_concurrency
+        );
+    }
+    assert!(plain.recovered);
+    assert!(hedged.attempts > plain.attempts, "hedges are extra attempts");
+    assert!(!hedged.recovered, "unbounded hedges keep the server overloaded: {:?}", hedged.recovery_s);
+    assert!(budgeted.recovered, "the budget refuses hedges once failures drain it");
+    assert!(budgeted.attempts < hedged.attempts);
+}
