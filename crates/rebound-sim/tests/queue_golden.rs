@@ -39,7 +39,9 @@ fn storm_json_is_byte_for_byte_what_the_heap_engine_printed() {
 fn capacity_json_is_byte_for_byte_what_the_heap_engine_printed() {
     let runs: Vec<_> = ["constant:base=1s", "exponential:base=10ms,factor=2,cap=1m,jitter=full"]
         .iter()
-        .map(|p| capacity::run(&CapacityConfig { clients: 500, ..CapacityConfig::default() }, &p.parse().unwrap()))
+        .map(|p| {
+            capacity::run(&CapacityConfig { clients: 500, ..CapacityConfig::default() }, &p.parse().unwrap())
+        })
         .collect();
     check("capacity.json", serde_json::to_string(&runs).unwrap());
 }
