@@ -10,6 +10,7 @@ mod map;
 mod plot;
 mod schedule;
 mod serve;
+mod shard;
 mod spec_help;
 mod storm;
 mod sweep;
@@ -41,6 +42,9 @@ enum Command {
     Serve(serve::Args),
     /// S5's retrying load generator over real HTTP.
     Load(load::Args),
+    /// Join the outputs of `map`, `sweep` or `contend` run with `--shard I/N` into the document
+    /// the unsharded run prints.
+    Merge(shard::MergeArgs),
     /// Unattended live experiments (`experiment live`: serve, load, SIGSTOP, SIGCONT).
     #[command(subcommand)]
     Experiment(experiment::Command),
@@ -67,6 +71,18 @@ async fn shutdown_signal() {
     }
 }
 
+/// Renders merged shards as the sharded command would have.
+fn merge(args: &shard::MergeArgs) -> anyhow::Result<ExitCode> {
+    let m = shard::merge(args)?;
+    let argv = ["rebound".to_string(), m.command.clone()].into_iter().chain(m.args);
+    match Cli::try_parse_from(argv)?.command {
+        Command::Map(a) => map::run_with(a, m.cells),
+        Command::Sweep(a) => sweep::run_with(a, m.cells),
+        Command::Contend(a) => contend::run_with(a, m.cells),
+        _ => anyhow::bail!("`{}` runs are not sharded", m.command),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -80,6 +96,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::run(args),
         Command::Load(args) => load::run(args),
         Command::Experiment(command) => experiment::run(command),
+        Command::Merge(args) => merge(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

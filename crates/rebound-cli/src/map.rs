@@ -1,11 +1,11 @@
 //! `rebound map`: where a system tips into a metastable failure, per policy.
 
 use crate::plot::{self, HeatMap};
+use crate::shard::Cells;
 use crate::storm::{describe, load_scenario};
 use crate::table;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
 use rebound_sim::range::Counts;
@@ -51,6 +51,9 @@ pub struct Args {
     /// Draw one heat map per policy, side by side, to this .svg or .png.
     #[arg(long, value_name = "PATH")]
     plot: Option<PathBuf>,
+    /// Compute only shard I of N (cells I, I+N, …) and print them for `rebound merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<rebound_sim::shard::Shard>,
 }
 
 fn parse_trigger(s: &str) -> Result<OutageKind, String> {
@@ -98,6 +101,12 @@ struct Output<'a> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
+    let cells = Cells::from_flag(args.shard);
+    run_with(args, cells)
+}
+
+/// Runs the command with its cells from `source`.
+pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
     let mut base = load_scenario(args.scenario.as_deref())?;
     base.outage.kind = args.trigger;
     base.outage.slowdown = args.slowdown;
@@ -118,15 +127,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         ProgressStyle::with_template("map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}")
             .expect("the template is valid"),
     );
-    let cells: Vec<Cell> = jobs
-        .par_iter()
-        .map(|&(p, load, d)| {
-            let c = run_cell(&base, &policies[p], d, load);
-            bar.inc(1);
-            c
-        })
-        .collect();
+    let cells: Option<Vec<Cell>> = source.get("map", jobs.len(), |i| {
+        let (p, load, d) = jobs[i];
+        let c = run_cell(&base, &policies[p], d, load);
+        bar.inc(1);
+        c
+    })?;
     bar.finish_and_clear();
+    let Some(cells) = cells else { return Ok(ExitCode::SUCCESS) };
     let maps: Vec<&[Cell]> = cells.chunks(per_policy).collect();
     if args.json {
         let out = Output {

@@ -68,6 +68,7 @@ pub mod scenario;
 pub mod scheduler;
 pub mod serde_duration;
 pub mod server;
+pub mod shard;
 pub mod storm;
 
 pub use delay::DelayModel;
