@@ -4,6 +4,7 @@
 
 mod plot;
 
+use crate::shard::Cells;
 use anyhow::Context;
 use rebound_sim::contend::{ClientRange, Network, Point, Strategy, Sweep, BROOKER};
 use std::path::PathBuf;
@@ -34,6 +35,9 @@ pub struct Args {
     /// Write one self-contained HTML report (tables and figure) to this file.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Compute only shard I of N (points I, I+N, …) and print them for `rebound merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<rebound_sim::shard::Shard>,
 }
 
 /// Runs the benchmark.
@@ -41,6 +45,15 @@ pub struct Args {
 /// # Errors
 /// A `--policy` given twice, an out-of-range `--runs`, an unwritable `--plot` path or a plot without a usable font.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let cells = Cells::from_flag(args.shard);
+    run_with(args, cells)
+}
+
+/// Runs the benchmark with its points from `source`.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_with(args: Args, source: Cells) -> anyhow::Result<ExitCode> {
     if let Some((i, s)) = args.policies.iter().enumerate().find(|(i, s)| args.policies[..*i].contains(s)) {
         anyhow::bail!("invalid --policy `{}`: given twice (as policy {})", s.name, i + 1);
     }
@@ -60,7 +73,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "{bar:40} {pos}/{len} runs, {elapsed} (eta {eta})",
         args.json,
     );
-    let points = sweep.run(|| bar.inc(1))?;
+    let points = match source {
+        Cells::All => sweep.run(|| bar.inc(1))?,
+        source => {
+            sweep.validate()?;
+            // A point's `gave_up` is not in its JSON: it travels beside it.
+            let cells = source.get("contend", sweep.points(), |i| {
+                let p = sweep.point(i, || bar.inc(1)).expect("runs validated");
+                let gave_up = p.gave_up;
+                (p, gave_up)
+            })?;
+            let Some(cells) = cells else { return Ok(ExitCode::SUCCESS) };
+            cells.into_iter().map(|(p, gave_up)| Point { gave_up, ..p }).collect()
+        }
+    };
     bar.finish_and_clear();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&points)?);

@@ -6,14 +6,15 @@ mod contend;
 mod exec;
 mod experiment;
 mod html;
-mod lab;
 mod install;
+mod lab;
 mod load;
 mod map;
 mod plot;
 mod progress;
 mod schedule;
 mod serve;
+mod shard;
 mod spec_help;
 mod stack;
 mod storm;
@@ -46,6 +47,9 @@ enum Command {
     Serve(serve::Args),
     /// S5's retrying load generator over real HTTP.
     Load(load::Args),
+    /// Join the outputs of `map`, `sweep` or `contend` run with `--shard I/N` into the document
+    /// the unsharded run prints.
+    Merge(shard::MergeArgs),
     /// Unattended live experiments (`experiment live`: serve, load, SIGSTOP, SIGCONT).
     #[command(subcommand)]
     Experiment(experiment::Command),
@@ -76,6 +80,18 @@ async fn shutdown_signal() {
     }
 }
 
+/// Renders merged shards as the sharded command would have.
+fn merge(args: &shard::MergeArgs) -> anyhow::Result<ExitCode> {
+    let m = shard::merge(args)?;
+    let argv = ["rebound".to_string(), m.command.clone()].into_iter().chain(m.args);
+    match Cli::try_parse_from(argv)?.command {
+        Command::Map(a) => map::run_with(a, m.cells),
+        Command::Sweep(a) => sweep::run_with(a, m.cells),
+        Command::Contend(a) => contend::run_with(a, m.cells),
+        _ => anyhow::bail!("`{}` runs are not sharded", m.command),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -92,6 +108,7 @@ fn main() -> ExitCode {
         Command::Lab(args) => lab::run(args),
         Command::Completions(args) => install::completions(args),
         Command::Man(args) => install::man(args),
+        Command::Merge(args) => merge(&args),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

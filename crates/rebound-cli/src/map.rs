@@ -1,10 +1,10 @@
 //! `rebound map`: where a system tips into a metastable failure, per policy.
 
 use crate::plot::{self, HeatMap};
+use crate::shard::Cells;
 use crate::storm::{describe, load_scenario};
 use crate::table;
 use anyhow::Result;
-use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
 use rebound_sim::range::Counts;
@@ -53,6 +53,9 @@ pub struct Args {
     /// Write one self-contained HTML report (maps, boundary table, heat maps) to this file.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Compute only shard I of N (cells I, I+N, …) and print them for `rebound merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<rebound_sim::shard::Shard>,
 }
 
 fn parse_trigger(s: &str) -> Result<OutageKind, String> {
@@ -100,6 +103,12 @@ struct Output<'a> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
+    let cells = Cells::from_flag(args.shard);
+    run_with(args, cells)
+}
+
+/// Runs the command with its cells from `source`.
+pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
     let mut base = load_scenario(args.scenario.as_deref())?;
     base.outage.kind = args.trigger;
     base.outage.slowdown = args.slowdown;
@@ -121,15 +130,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}",
         args.json,
     );
-    let cells: Vec<Cell> = jobs
-        .par_iter()
-        .map(|&(p, load, d)| {
-            let c = run_cell(&base, &policies[p], d, load);
-            bar.inc(1);
-            c
-        })
-        .collect();
+    let cells: Option<Vec<Cell>> = source.get("map", jobs.len(), |i| {
+        let (p, load, d) = jobs[i];
+        let c = run_cell(&base, &policies[p], d, load);
+        bar.inc(1);
+        c
+    })?;
     bar.finish_and_clear();
+    let Some(cells) = cells else { return Ok(ExitCode::SUCCESS) };
     let maps: Vec<&[Cell]> = cells.chunks(per_policy).collect();
     if args.json {
         let out = Output {

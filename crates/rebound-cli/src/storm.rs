@@ -10,7 +10,7 @@ use rebound_sim::{storm, OutageKind, Scenario, StormReport};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Simulate a retry storm: S5's clients and server, an outage, one run per policy.
 ///
@@ -46,6 +46,11 @@ pub struct Args {
     /// peak memory.
     #[arg(long, conflicts_with_all = ["scenario", "json", "plot", "html"])]
     bench: bool,
+    /// With --bench: S5 scaled to this many clients (1000..=10000000; server scaled alike), and
+    /// a bare binary-heap loop with as many pending events, measured in the same process.
+    #[arg(long, requires = "bench", value_name = "N",
+          value_parser = clap::value_parser!(u32).range(i64::from(rebound_sim::bench::MIN_CLIENTS)..=i64::from(rebound_sim::bench::MAX_CLIENTS)))]
+    clients: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -57,7 +62,7 @@ struct Output<'a> {
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.bench {
-        return bench(args.policies.first());
+        return bench(args.policies.first(), args.clients);
     }
     // A bad scenario is a usage error (exit 2), naming the file and the key.
     let mut scenario = match load_scenario(args.scenario.as_deref()) {
@@ -209,50 +214,38 @@ fn panels(s: &Scenario, reports: &[StormReport]) -> Vec<Panel> {
     ]
 }
 
-/// The benchmark scenario: S5's shape scaled to 100,000 clients (≈ 10,000 req/s) and a server
-/// 100× larger, paused from 15 s to 45 s.
-fn bench_scenario() -> Scenario {
-    let mut s = Scenario::default();
-    s.clients.count = 100_000;
-    s.server.concurrency_limit = 3_000;
-    s.server.k = 1_500.0;
-    s.server.backlog = 51_100;
-    s
-}
-
-fn bench(policy: Option<&Spec>) -> Result<ExitCode> {
-    let scenario = bench_scenario();
+fn bench(policy: Option<&Spec>, clients: Option<u32>) -> Result<ExitCode> {
+    let scenario = rebound_sim::bench::scenario(clients.unwrap_or(100_000));
     let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies().swap_remove(1));
-    let rss_before = peak_rss_kib();
-    let started = Instant::now();
-    let r = storm::run(&scenario, &spec);
-    let wall = started.elapsed().as_secs_f64();
-    let rss_after = peak_rss_kib();
+    let b = rebound_sim::bench::run(&scenario, &spec);
+    let (r, wall) = (&b.storm, b.wall.as_secs_f64());
     println!("scenario: {}", describe(&scenario));
     println!("policy:   {}", r.policy);
+    let cpu = b.cpu.map_or(String::new(), |c| format!(", {:.2} s CPU", c.as_secs_f64()));
     println!(
-        "events:   {} in {wall:.2} s wall = {:.2} million events/s (one core)",
+        "events:   {} in {wall:.2} s wall{cpu} = {:.2} million events/s (one core)",
         r.events,
-        r.events as f64 / wall / 1e6
+        b.events_per_s() / 1e6
     );
-    if let (Some(a), Some(b)) = (rss_before, rss_after) {
+    if let (Some((before, peak)), Some(per_client)) = (b.rss_kib, b.bytes_per_client()) {
         println!(
-            "memory:   peak RSS {:.1} MiB ({:.0} bytes per client above the {:.1} MiB before the run)",
-            b as f64 / 1024.0,
-            (b.saturating_sub(a) * 1024) as f64 / f64::from(scenario.clients.count),
-            a as f64 / 1024.0
+            "memory:   peak RSS {:.1} MiB ({per_client:.0} bytes per client above the {:.1} MiB before the run)",
+            peak as f64 / 1024.0,
+            before as f64 / 1024.0
         );
     }
     println!(
         "result:   recovered {}, peak concurrency {}, amplification {:.2}",
         r.recovered, r.peak_concurrency, r.amplification
     );
+    if let Some(n) = clients {
+        // As many pop+push pairs as the storm had events, at most 20 million.
+        let ops = r.events.clamp(1, 20_000_000);
+        let heap = rebound_sim::bench::heap_ops_per_s(n, ops);
+        let queue = rebound_sim::bench::queue_ops_per_s(n, ops);
+        println!("heap:     bare BinaryHeap pop+push, {n} pending: {:.2} million ops/s", heap / 1e6);
+        println!("queue:    the engine's event queue, same loop: {:.2} million ops/s", queue / 1e6);
+        println!("ratio:    storm events/s / bare heap ops/s = {:.2}", b.events_per_s() / heap);
+    }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The process's peak resident set size in KiB (Linux's `VmHWM`), if known.
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }

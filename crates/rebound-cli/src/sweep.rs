@@ -1,9 +1,9 @@
 //! `rebound sweep`: S2's figure, throughput against the number of clients, per policy.
 
 use crate::plot::{self, Panel, Series};
+use crate::shard::Cells;
 use crate::table;
 use anyhow::Result;
-use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::capacity::{self, CapacityConfig, CapacityReport};
 use rebound_sim::range::Counts;
@@ -56,6 +56,9 @@ pub struct Args {
     /// Write one self-contained HTML report (table and chart) to this file.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
+    /// Compute only shard I of N (runs I, I+N, …) and print them for `rebound merge`.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<rebound_sim::shard::Shard>,
 }
 
 /// The default policies of the sweep.
@@ -86,6 +89,12 @@ struct Output<'a> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
+    let cells = Cells::from_flag(args.shard);
+    run_with(args, cells)
+}
+
+/// Runs the command with its runs from `source`.
+pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
     let clients: Vec<u32> = args.clients.values();
     let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
     let base = CapacityConfig {
@@ -107,15 +116,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         "sweep {bar:40} {pos}/{len} runs, {elapsed} elapsed, eta {eta}",
         args.json,
     );
-    let runs: Vec<CapacityReport> = cells
-        .par_iter()
-        .map(|&(p, n)| {
-            let r = capacity::run(&CapacityConfig { clients: n, ..base }, &policies[p]);
-            bar.inc(1);
-            r
-        })
-        .collect();
+    let runs: Option<Vec<CapacityReport>> = source.get("sweep", cells.len(), |i| {
+        let (p, n) = cells[i];
+        let r = capacity::run(&CapacityConfig { clients: n, ..base }, &policies[p]);
+        bar.inc(1);
+        r
+    })?;
     bar.finish_and_clear();
+    let Some(runs) = runs else { return Ok(ExitCode::SUCCESS) };
     if args.json {
         let out = Output {
             service_time_ms: base.service_time.as_secs_f64() * 1e3,

@@ -1,5 +1,5 @@
 //! The storm engine: S5's built-in scenario (1000 clients, 120 s, a 30 s pause) per policy, and
-//! the event queue alone (`cargo bench -p rebound-sim --bench storm`). `rebound storm --bench`
+//! the event queue alone, ladder against heap (`cargo bench -p rebound-sim --bench storm`). `rebound storm --bench`
 //! measures the large scenario (100,000 clients) in events/s and bytes per client.
 
 // criterion_group! generates an undocumented function.
@@ -7,6 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rebound_sim::queue::EventQueue;
+use rebound_sim::scheduler::Scheduler;
 use rebound_sim::{storm, Scenario};
 use std::hint::black_box;
 
@@ -31,21 +32,24 @@ fn s5_scenario(c: &mut Criterion) {
     group.finish();
 }
 
+/// A steady state of `pending` events: pop one, push it again a pseudo-random time later.
+fn steady<S: Scheduler<u64>>(b: &mut criterion::Bencher, mut q: EventQueue<u64, S>, pending: u64) {
+    (0..pending).for_each(|i| q.push(i * 7919 % 100_000_000, i));
+    b.iter(|| {
+        let (now, e) = q.pop().unwrap();
+        q.push(now + (e * 7919 + now) % 100_000_000, e);
+    });
+}
+
 fn queue(c: &mut Criterion) {
-    // A steady state of 2000 pending events: push one, pop one.
     let mut group = c.benchmark_group("event_queue_push_pop");
     group.throughput(Throughput::Elements(1));
-    group.bench_function("heap", |b| {
-        let mut q = EventQueue::new();
-        (0..2000u64).for_each(|i| q.push(i * 7919 % 100_000, i));
-        let mut t = 0;
-        b.iter(|| {
-            let (now, e) = q.pop().unwrap();
-            t = now;
-            q.push(now + (e * 7919) % 100_000, e);
+    for pending in [2_000u64, 1_000_000] {
+        group.bench_function(BenchmarkId::new("heap", pending), |b| {
+            steady(b, EventQueue::with_heap(), pending)
         });
-        black_box(t);
-    });
+        group.bench_function(BenchmarkId::new("ladder", pending), |b| steady(b, EventQueue::new(), pending));
+    }
     group.bench_function("fifo_lane", |b| {
         let mut q = EventQueue::new();
         (0..2000u64).for_each(|i| q.push_lane(0, i * 50, i));

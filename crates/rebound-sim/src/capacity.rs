@@ -73,7 +73,7 @@ impl Default for CapacityConfig {
 }
 
 /// The result of one run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct CapacityReport {
     /// The policy, as its canonical spec.
     pub policy: String,

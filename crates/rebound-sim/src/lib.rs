@@ -65,18 +65,22 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 pub mod advise;
+pub mod bench;
 pub mod capacity;
 pub mod contend;
 pub mod delay;
 pub mod graph;
+pub mod ladder;
 pub mod map;
 pub mod queue;
 pub mod range;
 pub mod report;
 pub mod retrier;
 pub mod scenario;
+pub mod scheduler;
 pub mod serde_duration;
 pub mod server;
+pub mod shard;
 pub mod storm;
 
 pub use delay::DelayModel;

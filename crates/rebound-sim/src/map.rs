@@ -35,7 +35,7 @@ pub struct MapAxes {
 }
 
 /// One cell's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub struct Cell {
     /// The trigger's duration, in seconds.
     pub duration_s: f64,

@@ -4,45 +4,26 @@
 //! the same instant, by the order they were scheduled. That tie-break makes a run a pure function
 //! of its inputs and seed: the same seed gives the same output, byte for byte.
 //!
+//! Events go to a [`Scheduler`] — by default a [`LadderScheduler`], whose cost per event does
+//! not grow with the number of events waiting; [`EventQueue::with_scheduler`] takes another, such
+//! as the [`HeapScheduler`] reference. Every scheduler yields the same order.
+//!
 //! Most of a storm's events are scheduled a *fixed* time after the current one (a request's next
 //! 50 ms tick, a client's 2 s timeout), so they are scheduled in time order. Such events go to a
-//! FIFO *lane* ([`EventQueue::push_lane`]) instead of the binary heap: O(1) instead of
-//! O(log n), and a smaller heap for the rest. [`EventQueue::pop`] takes the earliest of the
-//! heap's top and the lanes' fronts, by the same `(time, order)` key, so lanes change the speed
-//! and never the order of events.
+//! FIFO *lane* ([`EventQueue::push_lane`]) instead of the scheduler: O(1), and a smaller
+//! scheduler for the rest. [`EventQueue::pop`] takes the earliest of the scheduler's next event
+//! and the lanes' fronts, by the same `(time, order)` key, so lanes change the speed and never
+//! the order of events.
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use crate::ladder::LadderScheduler;
+use crate::scheduler::{Entry, HeapScheduler, Scheduler};
+use std::collections::VecDeque;
 
 /// Virtual time in nanoseconds since the start of a run.
 pub type Nanos = u64;
 
 /// Nanoseconds in a second.
 pub const SECOND: Nanos = 1_000_000_000;
-
-struct Entry<E> {
-    at: Nanos,
-    seq: u64,
-    event: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
 
 /// A priority queue of events keyed by `(time, scheduling order)`.
 ///
@@ -65,8 +46,8 @@ impl<E> Ord for Entry<E> {
 /// assert_eq!(q.pop(), Some((15, "lane")));
 /// assert_eq!(q.pop(), Some((15, "lane, later")));
 /// ```
-pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+pub struct EventQueue<E, S = LadderScheduler<E>> {
+    sched: S,
     lanes: [VecDeque<Entry<E>>; LANES],
     seq: u64,
     popped: u64,
@@ -75,7 +56,7 @@ pub struct EventQueue<E> {
 /// The number of FIFO lanes.
 pub const LANES: usize = 2;
 
-impl<E> std::fmt::Debug for EventQueue<E> {
+impl<E, S: Scheduler<E>> std::fmt::Debug for EventQueue<E, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventQueue").field("pending", &self.len()).field("popped", &self.popped).finish()
     }
@@ -88,16 +69,30 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
-    /// An empty queue.
+    /// An empty queue over a [`LadderScheduler`].
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::new(), lanes: Default::default(), seq: 0, popped: 0 }
+        Self::with_scheduler(LadderScheduler::default())
+    }
+}
+
+impl<E> EventQueue<E, HeapScheduler<E>> {
+    /// An empty queue over a binary heap (the reference).
+    pub fn with_heap() -> Self {
+        Self::with_scheduler(HeapScheduler::default())
+    }
+}
+
+impl<E, S: Scheduler<E>> EventQueue<E, S> {
+    /// An empty queue over `sched` (which should be empty).
+    pub fn with_scheduler(sched: S) -> Self {
+        EventQueue { sched, lanes: Default::default(), seq: 0, popped: 0 }
     }
 
     /// Schedules `event` at time `at`.
     #[inline]
     pub fn push(&mut self, at: Nanos, event: E) {
         self.seq += 1;
-        self.heap.push(Entry { at, seq: self.seq, event });
+        self.sched.insert(at, self.seq, event);
     }
 
     /// Schedules `event` at time `at` in FIFO lane `lane` (< [`LANES`]). Events pushed to one
@@ -106,31 +101,33 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn push_lane(&mut self, lane: usize, at: Nanos, event: E) {
         self.seq += 1;
-        let entry = Entry { at, seq: self.seq, event };
         let fifo = &mut self.lanes[lane];
         match fifo.back() {
-            Some(last) if last.at > at => self.heap.push(entry),
-            _ => fifo.push_back(entry),
+            Some(last) if last.at > at => self.sched.insert(at, self.seq, event),
+            _ => fifo.push_back(Entry { at, seq: self.seq, item: event }),
         }
     }
 
     /// The earliest event, or `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        // The source holding the earliest (time, order) key: the heap (LANES) or a lane.
-        let key = |e: &Entry<E>| (e.at, e.seq);
-        let mut best = self.heap.peek().map(|e| (key(e), LANES));
+        // The source holding the earliest (time, order) key: the scheduler (LANES) or a lane.
+        let mut best = self.sched.peek().map(|k| (k, LANES));
         for (i, lane) in self.lanes.iter().enumerate() {
             if let Some(front) = lane.front() {
-                if best.is_none_or(|(k, _)| key(front) < k) {
-                    best = Some((key(front), i));
+                if best.is_none_or(|(k, _)| front.key() < k) {
+                    best = Some((front.key(), i));
                 }
             }
         }
         let (_, source) = best?;
-        let e = if source == LANES { self.heap.pop() } else { self.lanes[source].pop_front() }?;
+        let (at, event) = if source == LANES {
+            self.sched.pop().map(|(at, _, e)| (at, e))
+        } else {
+            self.lanes[source].pop_front().map(|e| (e.at, e.item))
+        }?;
         self.popped += 1;
-        Some((e.at, e.event))
+        Some((at, event))
     }
 
     /// Events popped so far (the simulator's work, for `events/s`).
@@ -140,7 +137,7 @@ impl<E> EventQueue<E> {
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.sched.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
 
     /// Whether no event waits.
@@ -160,11 +157,12 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// Lanes or not, events come out in (time, scheduling order), as from a heap alone.
+        /// Lanes or not, ladder or heap, events come out in (time, scheduling order), as from a
+        /// heap alone.
         #[test]
         fn lanes_never_change_the_order(ops in proptest::collection::vec((0u64..50, 0usize..3), 1..200)) {
             let mut with_lanes = EventQueue::new();
-            let mut heap_only = EventQueue::new();
+            let mut heap_only = EventQueue::with_heap();
             for (i, &(at, where_)) in ops.iter().enumerate() {
                 if where_ < LANES { with_lanes.push_lane(where_, at, i) } else { with_lanes.push(at, i) }
                 heap_only.push(at, i);

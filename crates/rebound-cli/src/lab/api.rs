@@ -63,14 +63,8 @@ const EXAMPLES: [(&str, &str); 4] = [
         "Three tiers, every layer retrying 3 times; db down 30 s",
         include_str!("../../scenarios/three-tier.toml"),
     ),
-    (
-        "Three tiers, retries at the edge only",
-        include_str!("../../scenarios/three-tier-edge-only.toml"),
-    ),
-    (
-        "Three tiers, gRPC retry budget at every hop",
-        include_str!("../../scenarios/three-tier-budget.toml"),
-    ),
+    ("Three tiers, retries at the edge only", include_str!("../../scenarios/three-tier-edge-only.toml")),
+    ("Three tiers, gRPC retry budget at every hop", include_str!("../../scenarios/three-tier-budget.toml")),
     ("Open-loop users (Poisson arrivals)", include_str!("../../scenarios/open-loop.toml")),
 ];
 

@@ -65,7 +65,7 @@ impl fmt::Display for ClientRange {
 }
 
 /// One point of the results: a strategy at a client count, averaged over the runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Point {
     /// The strategy's name (see [`Strategy::name`]).
     pub policy: String,
@@ -127,6 +127,46 @@ impl Sweep {
             })
             .collect();
         Ok(cells.iter().zip(outcomes.chunks(runs as usize)).map(|(&(s, n), outs)| mean(s, n, outs)).collect())
+    }
+}
+
+impl Sweep {
+    /// Checks the sweep as [`Sweep::run`] does, without running it.
+    ///
+    /// # Errors
+    /// [`ContendError::Runs`] when `runs` is outside `1..=MAX_RUNS`.
+    pub fn validate(&self) -> Result<(), ContendError> {
+        if !(1..=MAX_RUNS).contains(&self.runs) {
+            return Err(ContendError::Runs { value: self.runs });
+        }
+        Ok(())
+    }
+
+    /// How many points [`Sweep::run`] returns: strategies × client counts.
+    pub fn points(&self) -> usize {
+        self.strategies.len() * self.clients.counts().len()
+    }
+
+    /// Point `i` (`< points()`) of [`Sweep::run`]'s result, the same to the bit, computing only
+    /// its own runs (one at a time, calling `progress` after each): for a shard of the sweep.
+    ///
+    /// # Errors
+    /// [`ContendError::Runs`] when `runs` is outside `1..=MAX_RUNS`.
+    ///
+    /// # Panics
+    /// When `i >= points()`.
+    pub fn point(&self, i: usize, progress: impl Fn()) -> Result<Point, ContendError> {
+        self.validate()?;
+        let counts = self.clients.counts();
+        let (strategy, n) = (&self.strategies[i / counts.len()], counts[i % counts.len()]);
+        let outs: Vec<RunOutcome> = (0..u64::from(self.runs))
+            .map(|r| {
+                let out = run_once(n, &strategy.policy, &self.network, mix(mix(self.seed, n.into()), r));
+                progress();
+                out
+            })
+            .collect();
+        Ok(mean(strategy, n, &outs))
     }
 }
 
