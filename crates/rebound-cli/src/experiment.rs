@@ -29,8 +29,8 @@ pub struct LiveArgs {
     /// backoff with jitter.
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
-    /// Simulated clients (>= 1).
-    #[arg(long, default_value_t = 1000)]
+    /// Simulated clients, 1 to 100000.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=crate::load::MAX_CLIENTS))]
     clients: u32,
     /// Total arrivals per second across clients, R/s.
     #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
@@ -50,8 +50,8 @@ pub struct LiveArgs {
     /// Extra flags for `rebound serve` (the delay model), e.g. "--factor=1.05".
     #[arg(long = "serve-arg", value_name = "FLAG", allow_hyphen_values = true)]
     serve_args: Vec<String>,
-    /// At most this many attempts in flight at once.
-    #[arg(long, default_value_t = 10_000)]
+    /// At most this many attempts in flight at once, 1 to 1000000.
+    #[arg(long, default_value_t = 10_000, value_parser = crate::load::max_in_flight)]
     max_in_flight: usize,
     /// Seed of think times and jitter.
     #[arg(long, default_value_t = 1)]
@@ -79,8 +79,12 @@ struct Run {
 /// Runs the command.
 pub fn run(command: Command) -> Result<ExitCode> {
     let Command::Live(args) = command;
-    anyhow::ensure!(args.warmup >= Duration::from_secs(10), "--warmup {:?}: must be >= 10s", args.warmup);
-    anyhow::ensure!(args.warmup + args.outage < args.duration, "--duration must exceed --warmup + --outage");
+    let usage = |m: String| crate::usage::Usage(m);
+    anyhow::ensure!(args.warmup >= Duration::from_secs(10), usage(format!("--warmup {:?}: must be >= 10s", args.warmup)));
+    anyhow::ensure!(
+        args.warmup.saturating_add(args.outage) < args.duration,
+        usage("--duration must exceed --warmup + --outage".into())
+    );
     let specs = if args.policies.is_empty() {
         S5_POLICIES.iter().map(|s| s.parse()).collect::<Result<Vec<Spec>, _>>()?
     } else {
@@ -109,7 +113,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
             outage: args.outage,
         };
         if !args.json {
-            println!("== {spec}");
+            crate::output::status_line(&format!("== {spec}"));
         }
         let mut printer = crate::load::Every5s::new(!args.json, "  ");
         // A fresh runtime per run: nothing of one run (connections, tasks) outlives it.
@@ -123,9 +127,9 @@ pub fn run(command: Command) -> Result<ExitCode> {
         runs.push(Run { policy: spec.to_string(), report });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        crate::output::line(&serde_json::to_string_pretty(&runs)?)?;
     } else {
-        print!("{}", render(&runs));
+        crate::output::text(&render(&runs))?;
     }
     if let Some(path) = &args.plot {
         draw(path, &runs)?;

@@ -9,6 +9,7 @@
 //!
 //! Bounds are stated once, here, and quoted by `--help` (see each flag's doc comment).
 
+use rebound_sim::range::Counts;
 use std::time::Duration;
 
 /// An input the command refuses: the message names the flag, key or file and the valid range.
@@ -93,6 +94,28 @@ pub fn number_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + C
     }
 }
 
+/// A parser of count ranges (`N`, `A..B`, `A..B:STEP`, see [`Counts`]) whose counts are at
+/// most `max_end` and that hold at most `max_count` counts, for clap's `value_parser`. Checked
+/// before any count is listed: `1..4294967295:1` is refused, not allocated.
+pub fn counts_in(
+    max_end: u32,
+    max_count: u64,
+) -> impl Fn(&str) -> Result<Counts, String> + Clone + Send + Sync + 'static {
+    move |s: &str| {
+        let c: Counts = s.parse().map_err(|e: rebound_sim::range::RangeError| e.to_string())?;
+        if c.end() > max_end {
+            return Err(format!("invalid range `{s}`: counts must be in [1, {max_end}]"));
+        }
+        if c.count() > max_count {
+            return Err(format!(
+                "invalid range `{s}`: {} counts, at most {max_count} allowed (use a larger STEP)",
+                c.count()
+            ));
+        }
+        Ok(c)
+    }
+}
+
 /// A duration as specs and messages write it (`100ms`, `1day`).
 pub fn fmt(d: Duration) -> String {
     humantime::format_duration(d).to_string().replace(' ', "")
@@ -132,6 +155,17 @@ mod tests {
         for bad in ["0.5", "inf", "NaN", "1e300", "x"] {
             assert!(p(bad).unwrap_err().contains("[1, 1000000]"), "{bad}");
         }
+    }
+
+    #[test]
+    fn count_ranges_are_bounded_before_listing() {
+        let p = counts_in(10_000_000, 1000);
+        assert_eq!(p("50..1000:50").unwrap().count(), 20);
+        let e = p("1..4294967295:1").unwrap_err();
+        assert!(e.contains("[1, 10000000]"), "{e}");
+        let e = p("1..5000").unwrap_err();
+        assert!(e.contains("5000 counts, at most 1000"), "{e}");
+        assert!(p("0..5").unwrap_err().contains(">= 1"));
     }
 
     #[test]

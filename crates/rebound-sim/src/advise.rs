@@ -98,33 +98,76 @@ pub struct Advice {
     pub evidence: Vec<Evidence>,
 }
 
+/// The longest cap the advisor recommends: one day.
+pub const MAX_CAP: Duration = Duration::from_secs(86_400);
+
 impl Inputs {
-    /// Checks that the inputs describe a possible system.
+    /// Checks that the inputs describe a possible system the simulator can check.
+    ///
+    /// Ranges: `clients` in [1, 10,000,000]; `rate` in (0, 1,000,000]/s and at least
+    /// `clients` per day (each client's mean think time, `clients / rate`, is at most a day);
+    /// `capacity` above `rate`, at most 10,000,000/s, with `capacity × p99` at most 10,000,000
+    /// requests in flight and S2's cap `2 × clients / (capacity − rate)` at most [`MAX_CAP`];
+    /// `p99` in [1 ms, 1 min]; `recovery` in [1 s, 10 h].
     ///
     /// # Errors
-    /// Zero clients, a rate or capacity that is not a positive number, capacity at or below
-    /// the steady rate, or a zero p99 or recovery time.
+    /// An [`InputError`] naming the first input out of range, with the range.
     pub fn validate(&self) -> Result<(), InputError> {
         let bad = |field, message: String| Err(InputError { field, message });
-        if self.clients == 0 {
-            return bad("clients", "must be at least 1".into());
+        if self.clients == 0 || self.clients > 10_000_000 {
+            return bad("clients", format!("{} must be in [1, 10000000]", self.clients));
         }
-        if !(self.rate.is_finite() && self.rate > 0.0) {
-            return bad("rate", format!("{} must be a number > 0 (requests per second)", self.rate));
+        let n = f64::from(self.clients);
+        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1e6) {
+            return bad("rate", format!("{}/s must be in (0, 1000000]/s (requests per second)", num(self.rate)));
+        }
+        if n / self.rate > 86_400.0 {
+            return bad(
+                "rate",
+                format!("{}/s must be at least clients / 1 day = {:.6}/s: each client's mean think time is clients / rate, at most a day", num(self.rate), n / 86_400.0),
+            );
+        }
+        if !(self.p99 >= Duration::from_millis(1) && self.p99 <= Duration::from_secs(60)) {
+            return bad("p99", format!("{} must be a duration in [1ms, 1m]", fmt_d(self.p99)));
+        }
+        if !(self.recovery >= Duration::from_secs(1) && self.recovery <= Duration::from_secs(36_000)) {
+            return bad("recovery", format!("{} must be a duration in [1s, 10h]", fmt_d(self.recovery)));
         }
         if !(self.capacity.is_finite() && self.capacity > self.rate) {
             return bad(
                 "capacity",
-                format!("{}/s must exceed the steady load of {}/s: this server cannot keep up even without retries", self.capacity, self.rate),
+                format!("{}/s must exceed the steady load of {}/s: this server cannot keep up even without retries", num(self.capacity), num(self.rate)),
             );
         }
-        if self.p99.is_zero() {
-            return bad("p99", "must be a duration > 0".into());
+        if self.capacity > 1e7 || self.capacity * self.p99.as_secs_f64() > 1e7 {
+            return bad(
+                "capacity",
+                format!("{}/s must be at most 10000000/s, and capacity x p99 at most 10000000 requests in flight", num(self.capacity)),
+            );
         }
-        if self.recovery.is_zero() {
-            return bad("recovery", "must be a duration > 0".into());
+        let cap_s = 2.0 * n / (self.capacity - self.rate);
+        if cap_s > MAX_CAP.as_secs_f64() {
+            return bad(
+                "capacity",
+                format!(
+                    "{}/s leaves {:.3}/s spare: S2's cap 2 x clients / spare would be {cap_s:.0} s, over a day; give a capacity of at least {:.3}/s",
+                    num(self.capacity),
+                    self.capacity - self.rate,
+                    self.rate + 2.0 * n / MAX_CAP.as_secs_f64()
+                ),
+            );
         }
         Ok(())
+    }
+}
+
+/// A number for a message: plain when of ordinary size, in scientific notation otherwise (so
+/// that `1e-300` does not print three hundred zeros).
+fn num(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e9).contains(&x.abs()) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
     }
 }
 
@@ -143,7 +186,8 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
     i.validate()?;
     let t = i.p99;
     let spare = i.capacity - i.rate;
-    let m = Duration::from_secs_f64(2.0 * f64::from(i.clients) / spare).max(t) * margin.max(1);
+    // Validated: at most a day, times a margin of at most 64.
+    let m = Duration::from_secs_f64(2.0 * f64::from(i.clients) / spare).max(t).saturating_mul(margin.max(1));
     let m = Duration::from_millis(m.as_millis().max(1) as u64);
     let mut why = vec![
         format!("base T = p99 = {}: a retry sooner mostly duplicates a request still in flight (S2).", fmt_d(t)),
@@ -182,6 +226,11 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
         ));
     }
     Ok((format!("{base},jitter=full,max-retries={n}"), why))
+}
+
+/// S2's cap for the inputs, before any margin: `max(T, 2 × clients / (capacity − rate))`.
+fn cap_of(i: &Inputs) -> Duration {
+    Duration::try_from_secs_f64(2.0 * f64::from(i.clients) / (i.capacity - i.rate)).unwrap_or(Duration::MAX).max(i.p99)
 }
 
 /// The storm scenario of the system the inputs describe: S5's server scaled to answer in `T`
@@ -233,13 +282,15 @@ pub fn advise(
     i: &Inputs,
     mut run_all: impl FnMut(&Scenario, &[Spec]) -> Vec<storm::StormReport>,
 ) -> Result<Advice, InputError> {
-    let scenario = scenario(i);
     let (mut spec, mut reasoning) = recommend(i, 1)?;
+    let scenario = scenario(i);
+    scenario.validate().map_err(|e| InputError { field: "inputs", message: format!("describe no system the simulator can run: {e}") })?;
     let mut margin = 1;
     loop {
         let parsed: Spec = spec.parse().expect("recommended specs are valid");
         let verdict = run_all(&scenario, std::slice::from_ref(&parsed)).remove(0);
-        if verdict.recovered || margin == 64 {
+        // Doubling stops at 64x, and before the cap would pass a day.
+        if verdict.recovered || margin == 64 || cap_of(i).saturating_mul(margin * 2) > MAX_CAP {
             break;
         }
         margin *= 2;

@@ -319,7 +319,9 @@ impl<'a> Storm<'a> {
         let window = (sc.status_interval.as_secs() as usize).clamp(1, pts.len().max(1));
         let recovery = match outage {
             Some((_, end)) => report::recovery(pts, end, window, baseline),
-            None => Some(0),
+            // Without an outage there is nothing to recover from, but a run without a single
+            // success is not "recovered".
+            None => (ok > 0).then_some(0),
         };
         let dur = nanos(sc.duration) as f64;
         StormReport {
