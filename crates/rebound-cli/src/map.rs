@@ -32,7 +32,8 @@ pub struct Args {
     /// A TOML scenario to start from (see `rebound storm`); default S5's.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// A policy to map, as a Rebound spec (repeatable).
+    /// A policy to map, as a Rebound spec (repeatable; replaces the scenario's `policies`,
+    /// which replace the default five).
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
     /// The trigger: capacity-cut, pause or hard-down.
@@ -137,7 +138,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     base.outage.kind = args.trigger;
     base.outage.slowdown = args.slowdown;
     base.validate()?;
-    let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
+    let policies = match (&args.policies[..], &base.policies[..]) {
+        ([], []) => default_policies(),
+        ([], from_scenario) => from_scenario.to_vec(),
+        (given, _) => given.to_vec(),
+    };
     check_grid(&args, &base, &policies)?;
     let axes = MapAxes {
         durations: args.durations.values().into_iter().map(|s| Duration::from_secs(u64::from(s))).collect(),
