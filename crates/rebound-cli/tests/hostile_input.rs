@@ -121,6 +121,9 @@ fn durations_out_of_range_are_refused_with_the_range() {
     refused(&["sweep", "--warmup", "200s"], &["`warmup`", "below the run's duration"]);
     refused(&["serve", "--min-delay", "585years"], &["--min-delay", "[0s, 1day]"]);
     refused(&["exec", "--timeout", "0s", "--", "true"], &["--timeout", "[1ms, 1day]"]);
+    // A spec duration past u64 nanoseconds was cut to 584.5 years without a word.
+    refused(&["schedule", "constant:base=585years"], &["`base`", "at most 584 years"]);
+    refused(&["schedule", "exponential:base=1s,cap=600years"], &["`cap`", "at most 584 years"]);
 }
 
 #[test]
