@@ -37,7 +37,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also draw calls and time against the number of clients, to PATH (.svg or .png).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::usage::plot_path)]
     plot: Option<PathBuf>,
 }
 

@@ -60,7 +60,7 @@ pub struct LiveArgs {
     #[arg(long)]
     json: bool,
     /// Draw OK/s and server concurrency over time, one line per policy, to this .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::usage::plot_path)]
     plot: Option<PathBuf>,
 }
 

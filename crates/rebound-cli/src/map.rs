@@ -39,9 +39,9 @@ pub struct Args {
     /// The trigger: capacity-cut, pause or hard-down.
     #[arg(long, default_value = "capacity-cut", value_parser = parse_trigger)]
     trigger: OutageKind,
-    /// For a capacity cut: how many times slower the server gets, 1 to 1000000.
-    #[arg(long, default_value_t = 12.0, value_parser = number_in(1.0, 1e6))]
-    slowdown: f64,
+    /// For a capacity cut: how many times slower the server gets, 1 to 1000000 (default 12).
+    #[arg(long, value_parser = number_in(1.0, 1e6))]
+    slowdown: Option<f64>,
     /// Trigger durations in seconds, A..B:STEP (columns): 1 to 3600 s, at most 1000 columns.
     #[arg(long, default_value = "1..20:1", value_parser = counts_in(3600, 1000))]
     durations: Counts,
@@ -136,7 +136,11 @@ struct Output<'a> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let mut base = load_scenario(args.scenario.as_deref())?;
     base.outage.kind = args.trigger;
-    base.outage.slowdown = args.slowdown;
+    base.outage.slowdown = match (args.trigger, args.slowdown) {
+        (OutageKind::CapacityCut, s) => s.unwrap_or(12.0),
+        (_, Some(_)) => return Err(usage("invalid `--slowdown`: it sets a capacity cut's slowdown; the --trigger is not capacity-cut")),
+        (_, None) => base.outage.slowdown,
+    };
     base.validate()?;
     let policies = match (&args.policies[..], &base.policies[..]) {
         ([], []) => default_policies(),

@@ -121,14 +121,17 @@ pub fn fmt(d: Duration) -> String {
     humantime::format_duration(d).to_string().replace(' ', "")
 }
 
-/// A parser of plot paths: the file must end in `.svg` or `.png` (checked before any work).
+/// A parser of plot paths: the file must end in `.svg` or `.png` and its directory must exist
+/// (checked before any work, not after a long run).
 pub fn plot_path(s: &str) -> Result<std::path::PathBuf, String> {
     let path = std::path::PathBuf::from(s);
     let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    if ext == "svg" || ext == "png" {
-        Ok(path)
-    } else {
-        Err(format!("`{s}`: the file name must end in .svg or .png"))
+    if ext != "svg" && ext != "png" {
+        return Err(format!("`{s}`: the file name must end in .svg or .png"));
+    }
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(format!("`{s}`: the directory {} does not exist", dir.display())),
+        _ => Ok(path),
     }
 }
 
@@ -170,8 +173,9 @@ mod tests {
 
     #[test]
     fn plot_paths() {
-        assert!(plot_path("a/b.SVG").is_ok() && plot_path("b.png").is_ok());
+        assert!(plot_path("/tmp/b.SVG").is_ok() && plot_path("b.png").is_ok());
         assert!(plot_path("b.gif").unwrap_err().contains(".svg or .png"));
+        assert!(plot_path("/nonexistent/b.svg").unwrap_err().contains("/nonexistent does not exist"));
     }
 
     #[test]

@@ -160,6 +160,7 @@ fn a_retry_at_once_that_would_freeze_simulated_time_is_refused() {
 fn plot_paths_are_checked_before_the_work() {
     for cmd in [&["sweep", "--clients", "10"][..], &["storm"], &["map"], &["contend"]] {
         refused(&[cmd, &["--plot", "out.gif"]].concat(), &["--plot", ".svg or .png"]);
+        refused(&[cmd, &["--plot", "/nonexistent/out.svg"]].concat(), &["--plot", "does not exist"]);
     }
 }
 
@@ -256,6 +257,8 @@ fn every_spec_key_is_honoured_or_refused() {
     refused(&["schedule", "constant:base=1s", "--outcomes", "FF"], &["--outcomes", "responsive"]);
     refused(&["contend", "--policy", "constant:base=1s,budget=grpc:10:0.1"], &["--policy", "`budget=`"]);
     refused(&["contend", "--policy", "full,throttle=sre:2"], &["--policy"]);
+    // map's --slowdown was ignored for a pause or a hard-down trigger.
+    refused(&["map", "--trigger", "pause", "--slowdown", "5"], &["--slowdown", "capacity-cut"]);
     // exec used to ignore budget=: 200 retries were made against a budget of 10 tokens.
     rebound()
         .args(["exec", "--policy", "constant:base=1ms,max-retries=200,budget=grpc:10:0.1", "--", "false"])
