@@ -1,7 +1,7 @@
 //! `rebound advise`: recommended backoff parameters for a system, with the evidence.
 
-use crate::plot::{self, Panel, Series};
 use crate::output;
+use crate::plot::{self, Panel, Series};
 use crate::table;
 use crate::usage::{plot_path, usage, UsageExt};
 use anyhow::Result;
@@ -74,7 +74,8 @@ struct FileInputs {
 fn inputs(args: &Args) -> Result<Inputs> {
     let file: FileInputs = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path).usage(format_args!("--config: cannot read {}", path.display()))?;
+            let text = std::fs::read_to_string(path)
+                .usage(format_args!("--config: cannot read {}", path.display()))?;
             toml::from_str(&text).usage(format_args!("--config {}", path.display()))?
         }
         None => FileInputs::default(),

@@ -35,7 +35,9 @@ enum Fail {
 /// The budget a dry run uses for `spec`: fresh, a `redis` one as its gRPC bucket.
 fn budget(spec: &BudgetSpec) -> Result<Arc<dyn RetryBudget>> {
     Ok(match spec {
-        BudgetSpec::Redis { max_tokens, token_ratio, .. } => Arc::new(GrpcBudget::new(*max_tokens, *token_ratio)?),
+        BudgetSpec::Redis { max_tokens, token_ratio, .. } => {
+            Arc::new(GrpcBudget::new(*max_tokens, *token_ratio)?)
+        }
         other => other.build()?,
     })
 }
@@ -58,7 +60,8 @@ pub fn dry_run(spec: &Spec, policy: &Policy, seed: Option<u64>, max: u64) -> Res
         t.push(clock.elapsed());
         Err::<(), _>(if t.len() as u64 > max { Fail::Enough } else { Fail::Transient })
     };
-    let mut exec = retry(backoff, op).when(|e: &Fail| matches!(e, Fail::Transient)).sleeper(&clock).clock(&clock);
+    let mut exec =
+        retry(backoff, op).when(|e: &Fail| matches!(e, Fail::Transient)).sleeper(&clock).clock(&clock);
     if let Some(b) = spec.budget() {
         exec = exec.budget(budget(b)?);
     }

@@ -153,9 +153,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             millis(ev.delay)
         );
     };
-    let mut executor = retry(policy.backoff(), || attempt(&args.command, args.timeout)).when(transient).notify(announce);
+    let mut executor =
+        retry(policy.backoff(), || attempt(&args.command, args.timeout)).when(transient).notify(announce);
     if let Some(b) = args.policy.budget() {
-        executor = executor.budget(rebound_redis::build_budget(b).with_context(|| format!("--policy: budget={b}"))?);
+        executor =
+            executor.budget(rebound_redis::build_budget(b).with_context(|| format!("--policy: budget={b}"))?);
     }
     if let Some(t) = args.policy.throttle() {
         executor = executor.throttle(t.build()?);

@@ -80,7 +80,10 @@ struct Run {
 pub fn run(command: Command) -> Result<ExitCode> {
     let Command::Live(args) = command;
     let usage = |m: String| crate::usage::Usage(m);
-    anyhow::ensure!(args.warmup >= Duration::from_secs(10), usage(format!("--warmup {:?}: must be >= 10s", args.warmup)));
+    anyhow::ensure!(
+        args.warmup >= Duration::from_secs(10),
+        usage(format!("--warmup {:?}: must be >= 10s", args.warmup))
+    );
     anyhow::ensure!(
         args.warmup.saturating_add(args.outage) < args.duration,
         usage("--duration must exceed --warmup + --outage".into())

@@ -128,7 +128,12 @@ impl Every5s {
     pub(crate) fn print(&mut self, series: &[rebound_live::load::Second]) {
         while self.on && self.printed + 5 <= series.len() {
             let to = self.printed + 5;
-            crate::output::status_line(&format!("{}{:>4} s  {}", self.indent, to, status_line(series, self.printed, to)));
+            crate::output::status_line(&format!(
+                "{}{:>4} s  {}",
+                self.indent,
+                to,
+                status_line(series, self.printed, to)
+            ));
             self.printed = to;
         }
     }

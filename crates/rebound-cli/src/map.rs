@@ -1,8 +1,8 @@
 //! `rebound map`: where a system tips into a metastable failure, per policy.
 
+use crate::output;
 use crate::plot::{self, HeatMap};
 use crate::storm::{describe, load_scenario};
-use crate::output;
 use crate::table;
 use crate::usage::{counts_in, number_in, plot_path, usage};
 use anyhow::Result;
@@ -63,7 +63,8 @@ const MAX_CELLS: u64 = 100_000;
 /// Refuses a grid too large to run, or whose extreme cell is not a valid scenario (too many
 /// clients, a run longer than a day), before any cell is listed.
 fn check_grid(args: &Args, base: &Scenario, policies: &[Spec]) -> Result<()> {
-    let cells = args.durations.count().saturating_mul(args.loads.count()).saturating_mul(policies.len() as u64);
+    let cells =
+        args.durations.count().saturating_mul(args.loads.count()).saturating_mul(policies.len() as u64);
     if cells > MAX_CELLS {
         return Err(usage(format!(
             "invalid grid: --durations {} x --loads {} x {} policies = {cells} cells, at most {MAX_CELLS} allowed",
@@ -72,7 +73,11 @@ fn check_grid(args: &Args, base: &Scenario, policies: &[Spec]) -> Result<()> {
             policies.len()
         )));
     }
-    let corner = cell_scenario(base, Duration::from_secs(u64::from(args.durations.end())), f64::from(args.loads.end()));
+    let corner = cell_scenario(
+        base,
+        Duration::from_secs(u64::from(args.durations.end())),
+        f64::from(args.loads.end()),
+    );
     let clients = (f64::from(base.clients.count) * f64::from(args.loads.end()) / 100.0).round();
     if clients > 10_000_000.0 {
         return Err(usage(format!(
@@ -82,7 +87,9 @@ fn check_grid(args: &Args, base: &Scenario, policies: &[Spec]) -> Result<()> {
             base.clients.count
         )));
     }
-    corner.validate().map_err(|e| usage(format!("--durations {} --loads {}: the largest cell: {e}", args.durations, args.loads)))?;
+    corner.validate().map_err(|e| {
+        usage(format!("--durations {} --loads {}: the largest cell: {e}", args.durations, args.loads))
+    })?;
     for p in policies {
         rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
     }
@@ -136,11 +143,14 @@ struct Output<'a> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let mut base = load_scenario(args.scenario.as_deref())?;
     base.outage.kind = args.trigger;
-    base.outage.slowdown = match (args.trigger, args.slowdown) {
-        (OutageKind::CapacityCut, s) => s.unwrap_or(12.0),
-        (_, Some(_)) => return Err(usage("invalid `--slowdown`: it sets a capacity cut's slowdown; the --trigger is not capacity-cut")),
-        (_, None) => base.outage.slowdown,
-    };
+    base.outage.slowdown =
+        match (args.trigger, args.slowdown) {
+            (OutageKind::CapacityCut, s) => s.unwrap_or(12.0),
+            (_, Some(_)) => return Err(usage(
+                "invalid `--slowdown`: it sets a capacity cut's slowdown; the --trigger is not capacity-cut",
+            )),
+            (_, None) => base.outage.slowdown,
+        };
     base.validate()?;
     let policies = match (&args.policies[..], &base.policies[..]) {
         ([], []) => default_policies(),

@@ -1,7 +1,7 @@
 //! `rebound storm`: clients retrying against a paused server, one run per policy (S5).
 
-use crate::plot::{self, Panel, Series};
 use crate::output;
+use crate::plot::{self, Panel, Series};
 use crate::table;
 use crate::usage::{plot_path, usage, UsageExt};
 use anyhow::Result;
@@ -97,7 +97,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// key).
 pub fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
     let Some(path) = path else { return Ok(Scenario::default()) };
-    let text = std::fs::read_to_string(path).usage(format_args!("--scenario: cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).usage(format_args!("--scenario: cannot read {}", path.display()))?;
     Scenario::from_toml(&text).usage(format_args!("--scenario {}", path.display()))
 }
 

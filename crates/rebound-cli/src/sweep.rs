@@ -1,8 +1,8 @@
 //! `rebound sweep`: S2's figure, throughput against the number of clients, per policy.
 
+use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
-use crate::output;
 use crate::usage::{counts_in, duration_in, plot_path, usage, DAY};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};

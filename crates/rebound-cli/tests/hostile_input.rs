@@ -41,7 +41,8 @@ mod tempfile_path {
 
     impl Path {
         pub fn new(text: &str) -> Path {
-            let name = format!("rebound-hostile-{}-{}.toml", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
+            let name =
+                format!("rebound-hostile-{}-{}.toml", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
             let p = std::env::temp_dir().join(name);
             std::fs::write(&p, text).unwrap();
             Path(p)
@@ -62,7 +63,10 @@ mod tempfile_path {
 #[test]
 fn out_of_range_numbers_are_refused_not_panicked_on() {
     let url = ["--url", "http://127.0.0.1:9/", "--duration", "3s"];
-    refused(&[&["load", "--max-in-flight", "2305843009213693952"][..], &url].concat(), &["--max-in-flight", "[1, 1000000]"]);
+    refused(
+        &[&["load", "--max-in-flight", "2305843009213693952"][..], &url].concat(),
+        &["--max-in-flight", "[1, 1000000]"],
+    );
     refused(&["experiment", "live", "--max-in-flight", "0"], &["--max-in-flight", "[1, 1000000]"]);
     refused(&["serve", "--factor", "0.5"], &["--factor", "[1, 1000000]"]);
     refused(&["serve", "--k", "0"], &["--k", "[0.000001, 1000000000]"]);
@@ -72,7 +76,18 @@ fn out_of_range_numbers_are_refused_not_panicked_on() {
 
 #[test]
 fn advise_refuses_inputs_whose_products_overflow() {
-    let ok = ["--p99", "100ms", "--clients", "1000", "--rate", "100/s", "--capacity", "300/s", "--recovery", "60s"];
+    let ok = [
+        "--p99",
+        "100ms",
+        "--clients",
+        "1000",
+        "--rate",
+        "100/s",
+        "--capacity",
+        "300/s",
+        "--recovery",
+        "60s",
+    ];
     let with = |flag: &str, value: &str| -> Vec<String> {
         let mut v: Vec<String> = ok.iter().map(|s| s.to_string()).collect();
         let i = v.iter().position(|s| s == flag).unwrap();
@@ -153,7 +168,10 @@ fn a_retry_at_once_that_would_freeze_simulated_time_is_refused() {
     // An instant refusal retried at once never lets virtual time advance: this hung.
     refused(&["sweep", "--clients", "200", "--policy", "constant:base=0"], &["--policy", "not all zero"]);
     refused(&["storm", "--policy", "exponential:base=0"], &["--policy", "max-retries"]);
-    refused(&["storm", "--bench", "--policy", "constant:base=1s", "--policy", "constant:base=2s"], &["--bench"]);
+    refused(
+        &["storm", "--bench", "--policy", "constant:base=1s", "--policy", "constant:base=2s"],
+        &["--bench"],
+    );
 }
 
 #[test]
@@ -179,7 +197,10 @@ fn a_full_disk_is_one_line_and_exit_1() {
 
 #[test]
 fn a_closed_pipe_ends_the_command_quietly() {
-    for args in [&["schedule", "constant:base=1s", "--retries", "100000"][..], &["schedule", "responsive", "--retries", "100000", "--json"]] {
+    for args in [
+        &["schedule", "constant:base=1s", "--retries", "100000"][..],
+        &["schedule", "responsive", "--retries", "100000", "--json"],
+    ] {
         let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rebound"))
             .args(args)
             .stdout(Stdio::piped())

@@ -119,7 +119,10 @@ impl Inputs {
         }
         let n = f64::from(self.clients);
         if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1e6) {
-            return bad("rate", format!("{}/s must be in (0, 1000000]/s (requests per second)", num(self.rate)));
+            return bad(
+                "rate",
+                format!("{}/s must be in (0, 1000000]/s (requests per second)", num(self.rate)),
+            );
         }
         if n / self.rate > 86_400.0 {
             return bad(
@@ -142,7 +145,10 @@ impl Inputs {
         if self.capacity > 1e7 || self.capacity * self.p99.as_secs_f64() > 1e7 {
             return bad(
                 "capacity",
-                format!("{}/s must be at most 10000000/s, and capacity x p99 at most 10000000 requests in flight", num(self.capacity)),
+                format!(
+                    "{}/s must be at most 10000000/s, and capacity x p99 at most 10000000 requests in flight",
+                    num(self.capacity)
+                ),
             );
         }
         let cap_s = 2.0 * n / (self.capacity - self.rate);
@@ -230,7 +236,9 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
 
 /// S2's cap for the inputs, before any margin: `max(T, 2 × clients / (capacity − rate))`.
 fn cap_of(i: &Inputs) -> Duration {
-    Duration::try_from_secs_f64(2.0 * f64::from(i.clients) / (i.capacity - i.rate)).unwrap_or(Duration::MAX).max(i.p99)
+    Duration::try_from_secs_f64(2.0 * f64::from(i.clients) / (i.capacity - i.rate))
+        .unwrap_or(Duration::MAX)
+        .max(i.p99)
 }
 
 /// The storm scenario of the system the inputs describe: S5's server scaled to answer in `T`
@@ -284,7 +292,10 @@ pub fn advise(
 ) -> Result<Advice, InputError> {
     let (mut spec, mut reasoning) = recommend(i, 1)?;
     let scenario = scenario(i);
-    scenario.validate().map_err(|e| InputError { field: "inputs", message: format!("describe no system the simulator can run: {e}") })?;
+    scenario.validate().map_err(|e| InputError {
+        field: "inputs",
+        message: format!("describe no system the simulator can run: {e}"),
+    })?;
     let mut margin = 1;
     loop {
         let parsed: Spec = spec.parse().expect("recommended specs are valid");

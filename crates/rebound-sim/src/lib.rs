@@ -69,7 +69,7 @@ pub mod storm;
 
 pub use delay::DelayModel;
 pub use scenario::{
-    check_policy, default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,
-    MAX_OFFERED_RATE,
+    check_policy, default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError,
+    Server, MAX_OFFERED_RATE,
 };
 pub use storm::StormReport;

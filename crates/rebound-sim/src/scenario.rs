@@ -281,7 +281,11 @@ impl Scenario {
         let nonzero = Duration::from_nanos(1);
         within("duration", self.duration, nonzero, "a duration in (0s, 1day]")?;
         if self.status_interval.is_zero() || self.status_interval > self.duration {
-            return Err(invalid("status_interval", fmt(self.status_interval), "a duration in (0s, duration]"));
+            return Err(invalid(
+                "status_interval",
+                fmt(self.status_interval),
+                "a duration in (0s, duration]",
+            ));
         }
         let c = &self.clients;
         if c.count == 0 || c.count > 10_000_000 {
@@ -314,7 +318,11 @@ impl Scenario {
                 ));
             }
             if o.end <= o.start || o.end > self.duration {
-                return Err(invalid("outage.end", fmt(o.end), "a duration after outage.start, at most duration"));
+                return Err(invalid(
+                    "outage.end",
+                    fmt(o.end),
+                    "a duration after outage.start, at most duration",
+                ));
             }
         }
         if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {

@@ -47,8 +47,7 @@ fn only_policies_that_let_time_advance_are_simulated() {
 fn a_run_without_goodput_never_recovers() {
     let empty = vec![Point::default(); 60];
     assert_eq!(recovery(&empty, 30, 5, 0.0), None);
-    let mut s = Scenario::default();
-    s.duration = Duration::from_secs(40);
+    let mut s = Scenario { duration: Duration::from_secs(40), ..Scenario::default() };
     s.clients.count = 20;
     s.server.min_delay = Duration::from_secs(3600);
     for kind in [OutageKind::None, OutageKind::Pause] {
@@ -61,10 +60,14 @@ fn a_run_without_goodput_never_recovers() {
 #[test]
 fn max_elapsed_is_honoured_by_the_simulated_clients() {
     // A hard-down server refuses every attempt; without max-elapsed the 1 s retries never stop.
-    let mut s = Scenario::default();
+    let mut s = Scenario { duration: Duration::from_secs(60), ..Scenario::default() };
     s.clients.count = 50;
-    s.duration = Duration::from_secs(60);
-    s.outage = rebound_sim::Outage { kind: OutageKind::HardDown, start: Duration::from_secs(10), end: Duration::from_secs(50), slowdown: 1.0 };
+    s.outage = rebound_sim::Outage {
+        kind: OutageKind::HardDown,
+        start: Duration::from_secs(10),
+        end: Duration::from_secs(50),
+        slowdown: 1.0,
+    };
     let forever = storm::run(&s, &spec("constant:base=1s"));
     let bounded = storm::run(&s, &spec("constant:base=1s,max-elapsed=3s"));
     assert_eq!(forever.gave_up, 0);
