@@ -32,8 +32,8 @@ pub struct LiveArgs {
     /// Simulated clients, 1 to 100000.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=crate::load::MAX_CLIENTS))]
     clients: u32,
-    /// Total arrivals per second across clients, R/s.
-    #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
+    /// Total arrivals per second across clients, R/s, 0.001/s to 1000000/s.
+    #[arg(long, default_value = "100/s", value_parser = crate::usage::live_rate)]
     rate: f64,
     /// Per-attempt timeout.
     #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]

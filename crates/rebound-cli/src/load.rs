@@ -23,8 +23,8 @@ pub struct Args {
     /// Simulated clients, 1 to 100000 (one task each).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_CLIENTS))]
     pub clients: u32,
-    /// Total arrivals per second across clients, R/s (e.g. 100/s).
-    #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
+    /// Total arrivals per second across clients, R/s (e.g. 100/s), 0.001/s to 1000000/s.
+    #[arg(long, default_value = "100/s", value_parser = crate::usage::live_rate)]
     pub rate: f64,
     /// Per-attempt timeout (> 0).
     #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]

@@ -116,6 +116,17 @@ pub fn counts_in(
     }
 }
 
+/// Parses a live run's `--rate`, `R/s` with R in [0.001, 1000000]: with at most 100000
+/// clients each client's mean think time (`clients / rate`) stays far inside a `Duration`.
+pub fn live_rate(s: &str) -> Result<f64, String> {
+    let r = crate::advise::parse_rate(s)?;
+    if (0.001..=1e6).contains(&r) {
+        Ok(r)
+    } else {
+        Err(format!("`{s}` is out of range: must be R/s with R in [0.001, 1000000]"))
+    }
+}
+
 /// A duration as specs and messages write it (`100ms`, `1day`).
 pub fn fmt(d: Duration) -> String {
     humantime::format_duration(d).to_string().replace(' ', "")
@@ -169,6 +180,15 @@ mod tests {
         let e = p("1..5000").unwrap_err();
         assert!(e.contains("5000 counts, at most 1000"), "{e}");
         assert!(p("0..5").unwrap_err().contains(">= 1"));
+    }
+
+    #[test]
+    fn live_rates_are_bounded() {
+        assert_eq!(live_rate("100/s"), Ok(100.0));
+        for bad in ["1e-300/s", "1e300/s", "0/s"] {
+            assert!(live_rate(bad).is_err(), "{bad}");
+        }
+        assert!(live_rate("1e-300/s").unwrap_err().contains("[0.001, 1000000]"));
     }
 
     #[test]
