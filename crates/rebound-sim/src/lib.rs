@@ -54,6 +54,7 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 pub mod advise;
+mod bounds;
 pub mod capacity;
 pub mod contend;
 pub mod delay;
@@ -67,9 +68,9 @@ pub mod serde_duration;
 pub mod server;
 pub mod storm;
 
+pub use bounds::{check_policy, MAX_OFFERED_RATE};
 pub use delay::DelayModel;
 pub use scenario::{
-    check_policy, default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError,
-    Server, MAX_OFFERED_RATE,
+    default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,
 };
 pub use storm::StormReport;

@@ -258,50 +258,32 @@ impl Scenario {
         }
     }
 
-    /// Checks every field's range.
-    ///
-    /// Every duration is at most a day (the longest run); those where zero means nothing
-    /// (`duration`, `status_interval`, `clients.think`, `clients.timeout`, `server.tick`) are
-    /// above zero, and `server.tick` is at least 1 ms. The clients offer at most
-    /// [`MAX_OFFERED_RATE`] requests per second (`count / think`). An outage starts at least
-    /// 1 s into the run (the baseline it is judged against is the goodput before it) and ends
-    /// within the run. Each policy passes [`check_policy`].
+    /// Checks every field's range, then the bounds of [`crate::bounds`] (every duration at
+    /// most a day, the offered rate, the outage within the run, policies the simulator can run).
     ///
     /// # Errors
     /// [`ScenarioError::Invalid`] naming the first field out of range.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let day = Duration::from_secs(86_400);
-        let within = |field, d: Duration, min: Duration, expected| {
-            if d < min || d > day {
-                Err(invalid(field, fmt(d), expected))
-            } else {
-                Ok(())
-            }
-        };
-        let nonzero = Duration::from_nanos(1);
-        within("duration", self.duration, nonzero, "a duration in (0s, 1day]")?;
-        if self.status_interval.is_zero() || self.status_interval > self.duration {
-            return Err(invalid(
-                "status_interval",
-                fmt(self.status_interval),
-                "a duration in (0s, duration]",
-            ));
+        if self.duration.is_zero() || self.duration > day {
+            return Err(invalid("duration", fmt(self.duration), "a duration in (0s, 1day]"));
+        }
+        if self.status_interval.is_zero() {
+            return Err(invalid("status_interval", "0s", "a duration > 0"));
         }
         let c = &self.clients;
         if c.count == 0 || c.count > 10_000_000 {
             return Err(invalid("clients.count", c.count, "an integer in [1, 10000000]"));
         }
-        within("clients.think", c.think, nonzero, "a duration in (0s, 1day]")?;
-        if f64::from(c.count) / c.think.as_secs_f64() > MAX_OFFERED_RATE {
-            return Err(invalid(
-                "clients.think",
-                fmt(c.think),
-                "at least clients.count / 1000000 s: the clients may offer at most 1000000 requests/s",
-            ));
+        if c.think.is_zero() {
+            return Err(invalid("clients.think", "0s", "a duration > 0"));
         }
-        within("clients.timeout", c.timeout, nonzero, "a duration in (0s, 1day]")?;
-        within("server.min_delay", self.server.min_delay, Duration::ZERO, "a duration in [0s, 1day]")?;
-        within("server.tick", self.server.tick, Duration::from_millis(1), "a duration in [1ms, 1day]")?;
+        if c.timeout.is_zero() {
+            return Err(invalid("clients.timeout", "0s", "a duration > 0"));
+        }
+        if self.server.tick.is_zero() {
+            return Err(invalid("server.tick", "0s", "a duration > 0"));
+        }
         self.delay_model().validate().map_err(|e| match e {
             rebound_retry::ConfigError::Invalid { field: "factor", value, expected } => {
                 ScenarioError::Invalid { field: "server.factor", value, expected }
@@ -309,53 +291,14 @@ impl Scenario {
             other => invalid("server.k", other, "a finite number > 0"),
         })?;
         let o = &self.outage;
-        if o.kind != OutageKind::None {
-            if o.start < Duration::from_secs(1) || o.start >= self.duration {
-                return Err(invalid(
-                    "outage.start",
-                    fmt(o.start),
-                    "a duration in [1s, duration): recovery is judged against the goodput before the outage",
-                ));
-            }
-            if o.end <= o.start || o.end > self.duration {
-                return Err(invalid(
-                    "outage.end",
-                    fmt(o.end),
-                    "a duration after outage.start, at most duration",
-                ));
-            }
+        if o.kind != OutageKind::None && o.start >= o.end {
+            return Err(invalid("outage.end", fmt(o.end), "a duration after outage.start"));
         }
         if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
             return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
         }
-        self.policies.iter().try_for_each(check_policy)
+        crate::bounds::check(self)
     }
-}
-
-/// The most requests per second a scenario's clients may offer (`clients.count /
-/// clients.think`): beyond it a run of a simulated day would not finish in a working day.
-pub const MAX_OFFERED_RATE: f64 = 1_000_000.0;
-
-/// Checks that the simulator can run `spec`: a per-call policy whose every delay is zero
-/// (`base=0` with no growth) and that never stops retrying is refused — an attempt refused at
-/// once and retried at once never lets simulated time advance.
-///
-/// # Errors
-/// [`ScenarioError::Invalid`] for such a policy (field `policies`).
-pub fn check_policy(spec: &Spec) -> Result<(), ScenarioError> {
-    let Some(p) = spec.policy() else { return Ok(()) };
-    let grows = match p.schedule() {
-        rebound_retry::Schedule::Linear { step } => !step.is_zero(),
-        _ => false,
-    };
-    if p.base().is_zero() && !grows && p.max_retries().is_none() {
-        return Err(invalid(
-            "policies",
-            spec,
-            "a policy whose delays are not all zero, or one with max-retries: retries at once after an instant refusal never let simulated time advance",
-        ));
-    }
-    Ok(())
 }
 
 fn fmt(d: Duration) -> String {

@@ -21,7 +21,8 @@ fn refused(toml: &str, field: &str, range: &str) {
 fn scenario_durations_and_rates_are_bounded() {
     refused("[clients]\nthink = \"585years\"", "clients.think", "(0s, 1day]");
     refused("[clients]\nthink = \"1ns\"", "clients.think", "1000000 requests/s");
-    refused("[clients]\ntimeout = \"0s\"", "clients.timeout", "(0s, 1day]");
+    refused("[clients]\ntimeout = \"0s\"", "clients.timeout", "> 0");
+    refused("[clients]\ntimeout = \"2days\"", "clients.timeout", "(0s, 1day]");
     refused("[server]\nmin_delay = \"585years\"", "server.min_delay", "[0s, 1day]");
     refused("[server]\ntick = \"100us\"", "server.tick", "[1ms, 1day]");
     refused("status_interval = \"3m\"", "status_interval", "(0s, duration]");
