@@ -213,11 +213,21 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
         .parse()
         .map_err(|e| InputError { field: "p99", message: format!("gives no valid policy: {e}") })?;
     let policy = base.policy().copied().expect("an exponential spec is a policy");
+    // Walk the schedule while it grows (at most ~40 doublings from 1 ms to a day), then count
+    // the waits at the cap in one step: no silent cut at an arbitrary retry count.
     let (mut n, mut waited) = (0u64, Duration::ZERO);
     let mut b = policy.backoff();
-    while waited < i.recovery && n < 1_000 {
-        waited += b.next_delay().unwrap_or(m);
+    while waited < i.recovery {
+        let d = b.next_delay().unwrap_or(m);
+        waited = waited.saturating_add(d);
         n += 1;
+        if d >= m && waited < i.recovery {
+            let more = (i.recovery - waited).as_nanos().div_ceil(m.as_nanos().max(1));
+            let more = u64::try_from(more).unwrap_or(u64::MAX);
+            n = n.saturating_add(more);
+            waited = waited.saturating_add(m.saturating_mul(u32::try_from(more).unwrap_or(u32::MAX)));
+            break;
+        }
     }
     why.push(format!(
         "max-retries {n}: the nominal waits add up to {} >= the tolerable recovery of {}; past that a client should give up and report.",

@@ -116,6 +116,18 @@ fn advise_inputs_are_bounded_so_no_product_overflows() {
         assert!(e.field == field && e.to_string().contains(range), "{e}");
         assert!(recommend(&bad, 64).is_err());
     }
+    // A 1 ms cap and 10 h to cover: 36,000,000 retries, not a silent 1000.
+    let tiny = Inputs {
+        p99: Duration::from_millis(1),
+        clients: 1,
+        rate: 1.0,
+        capacity: 10_000.0,
+        recovery: Duration::from_secs(36_000),
+        ..ok
+    };
+    let (rec, why) = recommend(&tiny, 1).unwrap();
+    assert!(rec.ends_with("max-retries=36000000"), "{rec}");
+    assert!(why.iter().any(|l| l.contains("10h >= the tolerable recovery of 10h")), "{why:?}");
     // At the bounds the largest cap, times the largest margin, is still a valid spec.
     let edge = Inputs { capacity: 100.0 + 2.0 * 1000.0 / 86_400.0 + 1e-6, ..ok };
     let (rec, _) = recommend(&edge, 64).unwrap();
