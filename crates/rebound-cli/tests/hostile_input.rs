@@ -281,6 +281,16 @@ fn every_spec_key_is_honoured_or_refused() {
     refused(&["schedule", "constant:base=1s", "--outcomes", "FF"], &["--outcomes", "responsive"]);
     refused(&["contend", "--policy", "constant:base=1s,budget=grpc:10:0.1"], &["--policy", "`budget=`"]);
     refused(&["contend", "--policy", "full,throttle=sre:2"], &["--policy"]);
+    // map ignored a scenario file's `policies`.
+    let file = scenario("policies = [\"constant:base=2s\"]\n");
+    let out = rebound()
+        .args(["map", "--scenario", file.as_str(), "--durations", "1", "--loads", "10", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["policies"].as_array().unwrap().len(), 1);
+    assert_eq!(v["policies"][0]["policy"], "constant:base=2s");
     // map's --slowdown was ignored for a pause or a hard-down trigger.
     refused(&["map", "--trigger", "pause", "--slowdown", "5"], &["--slowdown", "capacity-cut"]);
     // exec used to ignore budget=: 200 retries were made against a budget of 10 tokens.
