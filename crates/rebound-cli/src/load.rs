@@ -18,7 +18,7 @@ use std::time::Duration;
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
     /// The URL to GET.
-    #[arg(long, default_value = "http://127.0.0.1:8070/api")]
+    #[arg(long, default_value = "http://127.0.0.1:8070/api", value_parser = crate::usage::http_url)]
     pub url: String,
     /// Simulated clients, 1 to 100000 (one task each).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_CLIENTS))]

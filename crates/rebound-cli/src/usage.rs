@@ -127,6 +127,18 @@ pub fn live_rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses a `--url`: `http://HOST[:PORT]/...` or `https://...` (the full check is the HTTP
+/// client's; this one turns a typo into a usage error instead of a failed run).
+pub fn http_url(s: &str) -> Result<String, String> {
+    let rest = s.strip_prefix("http://").or_else(|| s.strip_prefix("https://"));
+    match rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or("")) {
+        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => Ok(s.to_string()),
+        _ => Err(format!(
+            "`{s}` is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:8070/api"
+        )),
+    }
+}
+
 /// A duration as specs and messages write it (`100ms`, `1day`).
 pub fn fmt(d: Duration) -> String {
     humantime::format_duration(d).to_string().replace(' ', "")
@@ -189,6 +201,14 @@ mod tests {
             assert!(live_rate(bad).is_err(), "{bad}");
         }
         assert!(live_rate("1e-300/s").unwrap_err().contains("[0.001, 1000000]"));
+    }
+
+    #[test]
+    fn urls_need_a_scheme_and_a_host() {
+        assert!(http_url("http://127.0.0.1:8070/api").is_ok() && http_url("https://h").is_ok());
+        for bad in ["notaurl", "http://", "ftp://h/", "http:///api", "127.0.0.1:8070"] {
+            assert!(http_url(bad).unwrap_err().contains("http:// or https://"), "{bad}");
+        }
     }
 
     #[test]

@@ -71,6 +71,8 @@ fn out_of_range_numbers_are_refused_not_panicked_on() {
     // A think time past Duration's range panicked every client task of `load`.
     refused(&[&["load", "--rate", "1e-300/s"][..], &url].concat(), &["--rate", "[0.001, 1000000]"]);
     refused(&["experiment", "live", "--rate", "1e300/s"], &["--rate", "[0.001, 1000000]"]);
+    // A URL typo was a runtime failure (exit 1) after the pre-flight request.
+    refused(&["load", "--url", "notaurl", "--duration", "1s"], &["--url", "http:// or https://"]);
     refused(&["serve", "--factor", "0.5"], &["--factor", "[1, 1000000]"]);
     refused(&["serve", "--k", "0"], &["--k", "[0.000001, 1000000000]"]);
     refused(&["map", "--slowdown", "NaN"], &["--slowdown", "[1, 1000000]"]);
