@@ -123,7 +123,6 @@ fn advise_inputs_are_bounded_so_no_product_overflows() {
         rate: 1.0,
         capacity: 10_000.0,
         recovery: Duration::from_secs(36_000),
-        ..ok
     };
     let (rec, why) = recommend(&tiny, 1).unwrap();
     assert!(rec.ends_with("max-retries=36000000"), "{rec}");
