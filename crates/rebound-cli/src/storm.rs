@@ -1,8 +1,10 @@
 //! `rebound storm`: clients retrying against a paused server, one run per policy (S5).
 
+use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
-use anyhow::{Context, Result};
+use crate::usage::{plot_path, usage, UsageExt};
+use anyhow::Result;
 use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::report::status_line;
@@ -37,7 +39,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Draw goodput and concurrency over time, one line per policy, to this .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = plot_path)]
     plot: Option<PathBuf>,
     /// Write one self-contained HTML report (status lines, summary, charts) to this file.
     #[arg(long, value_name = "FILE")]
@@ -57,7 +59,13 @@ struct Output<'a> {
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.bench {
-        return bench(args.policies.first());
+        if args.policies.len() > 1 {
+            return Err(usage("--bench runs one --policy, not several"));
+        }
+        if let Some(p) = args.policies.first() {
+            rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
+        }
+        return bench(args.policies.first(), args.seed);
     }
     // A bad scenario is a usage error (exit 2), naming the file and the key.
     let mut scenario = match load_scenario(args.scenario.as_deref()) {
@@ -68,6 +76,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     };
     if !args.policies.is_empty() {
+        for p in &args.policies {
+            rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
+        }
         scenario.policies = args.policies.clone();
     }
     if let Some(seed) = args.seed {
@@ -86,14 +97,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let charts =
         || if stack { crate::stack::panels(&scenario, &reports) } else { panels(&scenario, &reports) };
     if args.json {
-        println!("{}", document(&scenario, &reports)?);
+        output::line(&document(&scenario, &reports)?)?;
     } else {
-        print!("{}", text());
+        output::text(&text())?;
     }
     if let Some(path) = &args.plot {
         plot::draw(path, &charts())?;
         if !args.json {
-            println!("plot: {}", path.display());
+            output::line(&format!("plot: {}", path.display()))?;
         }
     }
     if let Some(path) = &args.html {
@@ -117,11 +128,13 @@ pub fn document(scenario: &Scenario, reports: &[StormReport]) -> Result<String> 
 /// The scenario in `path`, or the built-in S5 one.
 ///
 /// # Errors
-/// An unreadable file, or a bad scenario (the message names the file and the key).
+/// A usage error: an unreadable file, or a bad scenario (the message names the file and the
+/// key).
 pub fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
     let Some(path) = path else { return Ok(Scenario::default()) };
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Scenario::from_toml(&text).with_context(|| format!("in {}", path.display()))
+    let text =
+        std::fs::read_to_string(path).usage(format_args!("--scenario: cannot read {}", path.display()))?;
+    Scenario::from_toml(&text).usage(format_args!("--scenario {}", path.display()))
 }
 
 /// One line describing a scenario.
@@ -220,33 +233,34 @@ fn bench_scenario() -> Scenario {
     s
 }
 
-fn bench(policy: Option<&Spec>) -> Result<ExitCode> {
-    let scenario = bench_scenario();
+fn bench(policy: Option<&Spec>, seed: Option<u64>) -> Result<ExitCode> {
+    let mut scenario = bench_scenario();
+    scenario.seed = seed.unwrap_or(scenario.seed);
     let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies().swap_remove(1));
     let rss_before = peak_rss_kib();
     let started = Instant::now();
     let r = storm::run(&scenario, &spec);
     let wall = started.elapsed().as_secs_f64();
     let rss_after = peak_rss_kib();
-    println!("scenario: {}", describe(&scenario));
-    println!("policy:   {}", r.policy);
-    println!(
+    output::line(&format!("scenario: {}", describe(&scenario)))?;
+    output::line(&format!("policy:   {}", r.policy))?;
+    output::line(&format!(
         "events:   {} in {wall:.2} s wall = {:.2} million events/s (one core)",
         r.events,
         r.events as f64 / wall / 1e6
-    );
+    ))?;
     if let (Some(a), Some(b)) = (rss_before, rss_after) {
-        println!(
+        output::line(&format!(
             "memory:   peak RSS {:.1} MiB ({:.0} bytes per client above the {:.1} MiB before the run)",
             b as f64 / 1024.0,
             (b.saturating_sub(a) * 1024) as f64 / f64::from(scenario.clients.count),
             a as f64 / 1024.0
-        );
+        ))?;
     }
-    println!(
+    output::line(&format!(
         "result:   recovered {}, peak concurrency {}, amplification {:.2}",
         r.recovered, r.peak_concurrency, r.amplification
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

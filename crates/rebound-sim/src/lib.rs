@@ -64,6 +64,7 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 pub mod advise;
+mod bounds;
 pub mod capacity;
 pub mod contend;
 pub mod delay;
@@ -78,6 +79,7 @@ pub mod serde_duration;
 pub mod server;
 pub mod storm;
 
+pub use bounds::{check_policy, MAX_OFFERED_RATE};
 pub use delay::DelayModel;
 pub use scenario::{
     default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,

@@ -25,6 +25,8 @@ pub struct Retrier {
     throttle: Option<Arc<dyn Throttle>>,
     /// What each client's last granted retry followed, for the budget's accounting.
     retried: Vec<Option<RetryCause>>,
+    /// The policy's `max-elapsed`, and when each client's current request started.
+    deadline: Option<(Duration, Vec<Nanos>)>,
     base: Instant,
     /// The spec and seed, to give clients added by [`Retrier::grow`] their own state.
     spec: Spec,
@@ -72,6 +74,7 @@ impl Retrier {
             budget: spec.budget().and_then(build_budget),
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
+            deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
             base: Instant::now(),
             spec: spec.clone(),
             seed,
@@ -89,6 +92,11 @@ impl Retrier {
         if self.spec.budget().is_some() && self.retried.len() < clients as usize {
             self.retried.resize(clients as usize, None);
         }
+        if let Some((_, started)) = &mut self.deadline {
+            if started.len() < clients as usize {
+                started.resize(clients as usize, 0);
+            }
+        }
     }
 
     #[inline]
@@ -101,6 +109,9 @@ impl Retrier {
     pub fn start(&mut self, client: u32, t: Nanos) {
         if let Backoffs::PerCall(b) = &mut self.backoff {
             b[client as usize].reset();
+        }
+        if let Some((_, started)) = &mut self.deadline {
+            started[client as usize] = t;
         }
         if let Some(b) = &self.budget {
             self.retried[client as usize] = None;
@@ -132,6 +143,13 @@ impl Retrier {
             Backoffs::PerCall(b) => b[client as usize].next_delay(),
             Backoffs::Responsive(r) => Some(r.on_failure()),
         }?;
+        // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
+        if let Some((limit, started)) = &self.deadline {
+            let elapsed = Duration::from_nanos(t.saturating_sub(started[client as usize]));
+            if elapsed.saturating_add(delay) > *limit {
+                return None;
+            }
+        }
         match &self.budget {
             Some(b) if !b.try_retry(now, cause) => None,
             Some(_) => {
