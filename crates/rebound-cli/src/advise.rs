@@ -1,8 +1,10 @@
 //! `rebound advise`: recommended backoff parameters for a system, with the evidence.
 
+use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
-use anyhow::{anyhow, Context, Result};
+use crate::usage::{plot_path, usage, UsageExt};
+use anyhow::Result;
 use rayon::prelude::*;
 use rebound_sim::advise::{advise, Inputs};
 use rebound_sim::storm;
@@ -21,19 +23,21 @@ use std::time::Duration;
 /// Example: rebound advise --p99 100ms --clients 1000 --rate 100/s --capacity 300/s --recovery 60s
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The service's p99 latency (e.g. 100ms).
+    /// The service's p99 latency (e.g. 100ms), 1ms to 1m.
     #[arg(long, value_parser = humantime::parse_duration)]
     p99: Option<Duration>,
-    /// Number of clients.
+    /// Number of clients, 1 to 10000000.
     #[arg(long)]
     clients: Option<u32>,
-    /// The clients' total request rate, R/s (e.g. 100/s).
+    /// The clients' total request rate, R/s (e.g. 100/s): at most 1000000/s, at least
+    /// clients per day.
     #[arg(long, value_parser = parse_rate)]
     rate: Option<f64>,
-    /// The server's capacity, C/s (e.g. 300/s).
+    /// The server's capacity, C/s (e.g. 300/s): above the rate, at most 10000000/s and
+    /// 10000000 requests in flight (capacity x p99).
     #[arg(long, value_parser = parse_rate)]
     capacity: Option<f64>,
-    /// The longest tolerable recovery after an outage (e.g. 60s).
+    /// The longest tolerable recovery after an outage (e.g. 60s), 1s to 10h.
     #[arg(long, value_parser = humantime::parse_duration)]
     recovery: Option<Duration>,
     /// A TOML file with the same keys (p99, clients, rate, capacity, recovery); flags override it.
@@ -44,7 +48,7 @@ pub struct Args {
     json: bool,
     /// Draw the evidence — goodput over time, one line per policy, the outage shaded — to this
     /// .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = plot_path)]
     plot: Option<PathBuf>,
 }
 
@@ -70,21 +74,21 @@ struct FileInputs {
 fn inputs(args: &Args) -> Result<Inputs> {
     let file: FileInputs = match &args.config {
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+            let text = std::fs::read_to_string(path)
+                .usage(format_args!("--config: cannot read {}", path.display()))?;
+            toml::from_str(&text).usage(format_args!("--config {}", path.display()))?
         }
         None => FileInputs::default(),
     };
-    let missing = |key: &str| anyhow!("missing `{key}`: give --{key} or set it in --config");
+    let missing = |key: &str| usage(format!("missing `{key}`: give --{key} or set it in --config"));
     let duration = |key: &str, v: Option<String>| -> Result<Option<Duration>> {
         v.map(|s| {
             humantime::parse_duration(&s)
-                .map_err(|_| anyhow!("invalid `{key}` = {s}: must be a duration such as 100ms"))
+                .map_err(|_| usage(format!("invalid `{key}` = {s}: must be a duration such as 100ms")))
         })
         .transpose()
     };
-    let rate = |v: Option<String>| v.map(|s| parse_rate(&s).map_err(|e| anyhow!(e))).transpose();
+    let rate = |v: Option<String>| v.map(|s| parse_rate(&s).map_err(usage)).transpose();
     Ok(Inputs {
         p99: args.p99.or(duration("p99", file.p99)?).ok_or_else(|| missing("p99"))?,
         clients: args.clients.or(file.clients).ok_or_else(|| missing("clients"))?,
@@ -106,14 +110,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         plot::draw(path, &[panel(&advice)])?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&advice)?);
+        output::line(&serde_json::to_string_pretty(&advice)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("recommended: {}\n", advice.spec);
+    let mut text = format!("recommended: {}\n\n", advice.spec);
     for line in &advice.reasoning {
-        println!("- {line}");
+        text += &format!("- {line}\n");
     }
-    println!("\nevidence: {}\n", crate::storm::describe(&advice.scenario));
+    text += &format!("\nevidence: {}\n\n", crate::storm::describe(&advice.scenario));
     let rows: Vec<Vec<String>> = advice
         .evidence
         .iter()
@@ -129,13 +133,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             ]
         })
         .collect();
-    print!(
-        "{}",
-        table::render(
-            &["", "policy", "recovered", "recovery_s", "amplification", "peak_concurrency", "gave_up"],
-            &rows
-        )
+    text += &table::render(
+        &["", "policy", "recovered", "recovery_s", "amplification", "peak_concurrency", "gave_up"],
+        &rows,
     );
+    output::text(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,11 +4,16 @@
 
 mod plot;
 
+use crate::output;
 use crate::shard::Cells;
+use crate::usage::usage;
 use anyhow::Context;
 use rebound_sim::contend::{ClientRange, Network, Point, Strategy, Sweep, BROOKER};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The most runs of one benchmark (strategies x client counts x runs).
+const MAX_TOTAL_RUNS: u64 = 10_000_000;
 
 /// Flags of `rebound contend`.
 #[derive(Debug, clap::Args)]
@@ -16,8 +21,9 @@ pub struct Args {
     /// Client counts: N, A..B or A..B:STEP (1 to 10000 clients).
     #[arg(long, value_name = "RANGE", default_value = "10..190:10")]
     clients: ClientRange,
-    /// Runs per strategy and client count (1 to 100000); results are means over the runs.
-    #[arg(long, default_value_t = 100)]
+    /// Runs per strategy and client count (1 to 100000; at most 10000000 runs in all, counting
+    /// every strategy and client count); results are means over the runs.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     runs: u32,
     /// Seed of every run's randomness (network delays and jitter).
     #[arg(long, default_value_t = 1)]
@@ -30,7 +36,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also draw calls and time against the number of clients, to PATH (.svg or .png).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::usage::plot_path)]
     plot: Option<PathBuf>,
     /// Write one self-contained HTML report (tables and figure) to this file.
     #[arg(long, value_name = "FILE")]
@@ -55,7 +61,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// As [`run`].
 pub fn run_with(args: Args, source: Cells) -> anyhow::Result<ExitCode> {
     if let Some((i, s)) = args.policies.iter().enumerate().find(|(i, s)| args.policies[..*i].contains(s)) {
-        anyhow::bail!("invalid --policy `{}`: given twice (as policy {})", s.name, i + 1);
+        return Err(usage(format!("invalid --policy `{}`: given twice (as policy {})", s.name, i + 1)));
     }
     let strategies = if args.policies.is_empty() { Strategy::brooker() } else { args.policies };
     let sweep = Sweep {
@@ -65,8 +71,17 @@ pub fn run_with(args: Args, source: Cells) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         network: Network::default(),
     };
+    if sweep.total_runs() > MAX_TOTAL_RUNS {
+        return Err(usage(format!(
+            "invalid --clients {} with --runs {} and {} policies: {} runs in all, at most {MAX_TOTAL_RUNS} (every run's result is kept until the means are taken)",
+            sweep.clients,
+            sweep.runs,
+            sweep.strategies.len(),
+            sweep.total_runs()
+        )));
+    }
     if let Some(path) = &args.plot {
-        plot::check_path(path)?;
+        plot::check_path(path).map_err(|e| usage(e.to_string()))?;
     }
     let bar = crate::progress::bar(
         sweep.total_runs(),
@@ -89,9 +104,9 @@ pub fn run_with(args: Args, source: Cells) -> anyhow::Result<ExitCode> {
     };
     bar.finish_and_clear();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&points)?);
+        output::line(&serde_json::to_string_pretty(&points)?)?;
     } else {
-        print!("{}", render(&sweep, &points));
+        output::text(&render(&sweep, &points))?;
     }
     if let Some(path) = &args.plot {
         plot::draw(&sweep, &points, path).with_context(|| format!("--plot {}", path.display()))?;

@@ -3,7 +3,7 @@
 mod signals;
 mod stdin;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use rebound_retry::{retry, Failure, RetryEvent, Spec};
@@ -34,18 +34,29 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
-    /// The retry policy, as a Rebound spec.
-    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY)]
+    /// The retry policy, as a Rebound spec: constant, linear or exponential, with an optional
+    /// `budget=` (one per process; a `redis:` one shared with other processes) and `throttle=`.
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY, value_parser = per_call_spec)]
     policy: Spec,
     /// Retry only on these exit codes (e.g. `1,7` or `1-5,75`); default: any failure.
     #[arg(long, value_name = "CODES", value_parser = parse_codes)]
     retry_on: Option<ExitCodes>,
-    /// Kill an attempt that runs longer than this (and retry it).
-    #[arg(long, value_parser = humantime::parse_duration)]
+    /// Kill an attempt that runs longer than this (and retry it), 1ms to 1day.
+    #[arg(long, value_parser = crate::usage::duration_in(Duration::from_millis(1), crate::usage::DAY))]
     timeout: Option<Duration>,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<String>,
+}
+
+/// Parses `--policy`: a spec that is not `responsive` (a per-call executor needs a per-call
+/// policy).
+fn per_call_spec(s: &str) -> Result<Spec, String> {
+    let spec: Spec = s.parse().map_err(|e: rebound_retry::ConfigError| e.to_string())?;
+    match spec.policy() {
+        Some(_) => Ok(spec),
+        None => Err("`exec` needs a constant, linear or exponential policy, not a responsive backoff".into()),
+    }
 }
 
 /// A set of exit codes, 0–255 (a bit set).
@@ -217,7 +228,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
             millis(ev.delay)
         );
     };
-    match retry(policy.backoff(), || runner.attempt()).when(transient).notify(announce).call() {
+    let mut executor = retry(policy.backoff(), || runner.attempt()).when(transient).notify(announce);
+    if let Some(b) = args.policy.budget() {
+        executor =
+            executor.budget(rebound_redis::build_budget(b).with_context(|| format!("--policy: budget={b}"))?);
+    }
+    if let Some(t) = args.policy.throttle() {
+        executor = executor.throttle(t.build()?);
+    }
+    match executor.call() {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             if past_replay_bound.get() {

@@ -29,11 +29,11 @@ pub struct LiveArgs {
     /// backoff with jitter.
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
-    /// Simulated clients (>= 1).
-    #[arg(long, default_value_t = 1000)]
+    /// Simulated clients, 1 to 100000.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=crate::load::MAX_CLIENTS))]
     clients: u32,
-    /// Total arrivals per second across clients, R/s.
-    #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
+    /// Total arrivals per second across clients, R/s, 0.001/s to 1000000/s.
+    #[arg(long, default_value = "100/s", value_parser = crate::usage::live_rate)]
     rate: f64,
     /// Per-attempt timeout.
     #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
@@ -50,8 +50,8 @@ pub struct LiveArgs {
     /// Extra flags for `rebound serve` (the delay model), e.g. "--factor=1.05".
     #[arg(long = "serve-arg", value_name = "FLAG", allow_hyphen_values = true)]
     serve_args: Vec<String>,
-    /// At most this many attempts in flight at once.
-    #[arg(long, default_value_t = 10_000)]
+    /// At most this many attempts in flight at once, 1 to 1000000.
+    #[arg(long, default_value_t = 10_000, value_parser = crate::load::max_in_flight)]
     max_in_flight: usize,
     /// Seed of think times and jitter.
     #[arg(long, default_value_t = 1)]
@@ -60,7 +60,7 @@ pub struct LiveArgs {
     #[arg(long)]
     json: bool,
     /// Draw OK/s and server concurrency over time, one line per policy, to this .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = crate::usage::plot_path)]
     plot: Option<PathBuf>,
 }
 
@@ -79,8 +79,15 @@ struct Run {
 /// Runs the command.
 pub fn run(command: Command) -> Result<ExitCode> {
     let Command::Live(args) = command;
-    anyhow::ensure!(args.warmup >= Duration::from_secs(10), "--warmup {:?}: must be >= 10s", args.warmup);
-    anyhow::ensure!(args.warmup + args.outage < args.duration, "--duration must exceed --warmup + --outage");
+    let usage = |m: String| crate::usage::Usage(m);
+    anyhow::ensure!(
+        args.warmup >= Duration::from_secs(10),
+        usage(format!("--warmup {:?}: must be >= 10s", args.warmup))
+    );
+    anyhow::ensure!(
+        args.warmup.saturating_add(args.outage) < args.duration,
+        usage("--duration must exceed --warmup + --outage".into())
+    );
     let specs = if args.policies.is_empty() {
         S5_POLICIES.iter().map(|s| s.parse()).collect::<Result<Vec<Spec>, _>>()?
     } else {
@@ -115,7 +122,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
             outage: args.outage,
         };
         if !args.json {
-            println!("== {spec}");
+            crate::output::status_line(&format!("== {spec}"));
         }
         let mut printer = crate::load::Every5s::new(!args.json, "  ");
         let bar = crate::progress::bar(
@@ -147,9 +154,9 @@ pub fn run(command: Command) -> Result<ExitCode> {
         runs.push(Run { policy: spec.to_string(), report });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&runs)?);
+        crate::output::line(&serde_json::to_string_pretty(&runs)?)?;
     } else {
-        print!("{}", render(&runs));
+        crate::output::text(&render(&runs))?;
     }
     if let Some(path) = &args.plot {
         draw(path, &runs)?;

@@ -18,13 +18,13 @@ use std::time::Duration;
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
     /// The URL to GET.
-    #[arg(long, default_value = "http://127.0.0.1:8070/api")]
+    #[arg(long, default_value = "http://127.0.0.1:8070/api", value_parser = crate::usage::http_url)]
     pub url: String,
-    /// Simulated clients (>= 1).
-    #[arg(long, default_value_t = 1000)]
+    /// Simulated clients, 1 to 100000 (one task each).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=MAX_CLIENTS))]
     pub clients: u32,
-    /// Total arrivals per second across clients, R/s (e.g. 100/s).
-    #[arg(long, default_value = "100/s", value_parser = crate::advise::parse_rate)]
+    /// Total arrivals per second across clients, R/s (e.g. 100/s), 0.001/s to 1000000/s.
+    #[arg(long, default_value = "100/s", value_parser = crate::usage::live_rate)]
     pub rate: f64,
     /// Per-attempt timeout (> 0).
     #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
@@ -38,8 +38,8 @@ pub struct Args {
     /// How long to run (required; the generator always stops by itself).
     #[arg(long, value_parser = humantime::parse_duration)]
     pub duration: Duration,
-    /// At most this many attempts in flight at once (>= 1).
-    #[arg(long, default_value_t = 10_000)]
+    /// At most this many attempts in flight at once, 1 to 1000000.
+    #[arg(long, default_value_t = 10_000, value_parser = max_in_flight)]
     pub max_in_flight: usize,
     /// Seed of think times and jitter.
     #[arg(long, default_value_t = 1)]
@@ -47,6 +47,19 @@ pub struct Args {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The most clients of a live run (each is a task: 10,000,000 of them would take gigabytes).
+pub(crate) const MAX_CLIENTS: i64 = 100_000;
+
+/// Parses `--max-in-flight`, 1 to 1,000,000 (a semaphore's permits; far above any loopback
+/// server's capacity, far below the semaphore's limit).
+pub(crate) fn max_in_flight(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1_000_000).contains(n))
+        .ok_or_else(|| format!("`{s}` is out of range: must be an integer in [1, 1000000]"))
 }
 
 /// The policy of a spec `load` can run.
@@ -87,9 +100,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut printer = Every5s::new(!args.json, "");
     let report = rt.block_on(load::run(config, crate::shutdown_signal(), |s| printer.print(s)))?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::output::line(&serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", summary(&report));
+        crate::output::text(&summary(&report))?;
     }
     if report.ok == 0 {
         bail!(
@@ -115,7 +128,12 @@ impl Every5s {
     pub(crate) fn print(&mut self, series: &[rebound_live::load::Second]) {
         while self.on && self.printed + 5 <= series.len() {
             let to = self.printed + 5;
-            println!("{}{:>4} s  {}", self.indent, to, status_line(series, self.printed, to));
+            crate::output::status_line(&format!(
+                "{}{:>4} s  {}",
+                self.indent,
+                to,
+                status_line(series, self.printed, to)
+            ));
             self.printed = to;
         }
     }

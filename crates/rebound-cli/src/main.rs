@@ -3,6 +3,7 @@
 
 mod advise;
 mod contend;
+mod dry_run;
 mod exec;
 mod experiment;
 mod html;
@@ -10,6 +11,7 @@ mod install;
 mod lab;
 mod load;
 mod map;
+mod output;
 mod plot;
 mod progress;
 mod schedule;
@@ -20,6 +22,7 @@ mod stack;
 mod storm;
 mod sweep;
 mod table;
+mod usage;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -110,8 +113,21 @@ fn main() -> ExitCode {
         Command::Man(args) => install::man(args),
         Command::Merge(args) => merge(&args),
     };
-    result.unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
-        ExitCode::from(1)
-    })
+    let result = result.and_then(|code| match output::status_error() {
+        Some(e) => Err(e.into()),
+        None => Ok(code),
+    });
+    result.unwrap_or_else(|e| exit_code(&e))
+}
+
+/// The exit status for a failed command: 0 when stdout's reader went away (EPIPE: nothing is
+/// wrong), 2 for a usage error, 1 for anything else; the message goes to stderr (never a
+/// panic, even when stderr is closed too).
+fn exit_code(e: &anyhow::Error) -> ExitCode {
+    use std::io::Write;
+    if output::classify(e) == Some(true) {
+        return ExitCode::SUCCESS;
+    }
+    let _ = writeln!(std::io::stderr(), "error: {e:#}");
+    ExitCode::from(if usage::is_usage(e) { 2 } else { 1 })
 }

@@ -1,12 +1,14 @@
 //! `rebound map`: where a system tips into a metastable failure, per policy.
 
+use crate::output;
 use crate::plot::{self, HeatMap};
 use crate::shard::Cells;
 use crate::storm::{describe, load_scenario};
 use crate::table;
+use crate::usage::{counts_in, number_in, plot_path, usage};
 use anyhow::Result;
 use rebound_retry::Spec;
-use rebound_sim::map::{boundary, run_cell, Cell, MapAxes};
+use rebound_sim::map::{boundary, cell_scenario, run_cell, Cell, MapAxes};
 use rebound_sim::range::Counts;
 use rebound_sim::{OutageKind, Scenario};
 use serde::Serialize;
@@ -29,26 +31,28 @@ pub struct Args {
     /// A TOML scenario to start from (see `rebound storm`); default S5's.
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
-    /// A policy to map, as a Rebound spec (repeatable).
+    /// A policy to map, as a Rebound spec (repeatable; replaces the scenario's `policies`,
+    /// which replace the default five).
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
     /// The trigger: capacity-cut, pause or hard-down.
     #[arg(long, default_value = "capacity-cut", value_parser = parse_trigger)]
     trigger: OutageKind,
-    /// For a capacity cut: how many times slower the server gets (>= 1).
-    #[arg(long, default_value_t = 12.0)]
-    slowdown: f64,
-    /// Trigger durations in seconds, A..B:STEP (columns).
-    #[arg(long, default_value = "1..20:1")]
+    /// For a capacity cut: how many times slower the server gets, 1 to 1000000 (default 12).
+    #[arg(long, value_parser = number_in(1.0, 1e6))]
+    slowdown: Option<f64>,
+    /// Trigger durations in seconds, A..B:STEP (columns): 1 to 3600 s, at most 1000 columns.
+    #[arg(long, default_value = "1..20:1", value_parser = counts_in(3600, 1000))]
     durations: Counts,
-    /// Offered loads in percent of the scenario's, A..B:STEP (rows).
-    #[arg(long, default_value = "50..145:5")]
+    /// Offered loads in percent of the scenario's, A..B:STEP (rows): 1 to 1000 %, at most 1000
+    /// rows. The cells hold at most 100000 runs in all (columns x rows x policies).
+    #[arg(long, default_value = "50..145:5", value_parser = counts_in(1000, 1000))]
     loads: Counts,
     /// Print one JSON document instead of text.
     #[arg(long)]
     json: bool,
     /// Draw one heat map per policy, side by side, to this .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = plot_path)]
     plot: Option<PathBuf>,
     /// Write one self-contained HTML report (maps, boundary table, heat maps) to this file.
     #[arg(long, value_name = "FILE")]
@@ -56,6 +60,45 @@ pub struct Args {
     /// Compute only shard I of N (cells I, I+N, …) and print them for `rebound merge`.
     #[arg(long, value_name = "I/N")]
     shard: Option<rebound_sim::shard::Shard>,
+}
+
+/// The most cells (runs) of a map, all policies together.
+const MAX_CELLS: u64 = 100_000;
+
+/// Refuses a grid too large to run, or whose extreme cell is not a valid scenario (too many
+/// clients, a run longer than a day), before any cell is listed.
+fn check_grid(args: &Args, base: &Scenario, policies: &[Spec]) -> Result<()> {
+    let cells =
+        args.durations.count().saturating_mul(args.loads.count()).saturating_mul(policies.len() as u64);
+    if cells > MAX_CELLS {
+        return Err(usage(format!(
+            "invalid grid: --durations {} x --loads {} x {} policies = {cells} cells, at most {MAX_CELLS} allowed",
+            args.durations,
+            args.loads,
+            policies.len()
+        )));
+    }
+    let corner = cell_scenario(
+        base,
+        Duration::from_secs(u64::from(args.durations.end())),
+        f64::from(args.loads.end()),
+    );
+    let clients = (f64::from(base.clients.count) * f64::from(args.loads.end()) / 100.0).round();
+    if clients > 10_000_000.0 {
+        return Err(usage(format!(
+            "invalid `--loads` {}: {}% of {} clients is {clients}, more than the 10000000 a scenario may have",
+            args.loads,
+            args.loads.end(),
+            base.clients.count
+        )));
+    }
+    corner.validate().map_err(|e| {
+        usage(format!("--durations {} --loads {}: the largest cell: {e}", args.durations, args.loads))
+    })?;
+    for p in policies {
+        rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
+    }
+    Ok(())
 }
 
 fn parse_trigger(s: &str) -> Result<OutageKind, String> {
@@ -111,9 +154,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
 pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
     let mut base = load_scenario(args.scenario.as_deref())?;
     base.outage.kind = args.trigger;
-    base.outage.slowdown = args.slowdown;
+    base.outage.slowdown =
+        match (args.trigger, args.slowdown) {
+            (OutageKind::CapacityCut, s) => s.unwrap_or(12.0),
+            (_, Some(_)) => return Err(usage(
+                "invalid `--slowdown`: it sets a capacity cut's slowdown; the --trigger is not capacity-cut",
+            )),
+            (_, None) => base.outage.slowdown,
+        };
     base.validate()?;
-    let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
+    let policies = match (&args.policies[..], &base.policies[..]) {
+        ([], []) => default_policies(),
+        ([], from_scenario) => from_scenario.to_vec(),
+        (given, _) => given.to_vec(),
+    };
+    check_grid(&args, &base, &policies)?;
     let axes = MapAxes {
         durations: args.durations.values().into_iter().map(|s| Duration::from_secs(u64::from(s))).collect(),
         loads: args.loads.values().into_iter().map(f64::from).collect(),
@@ -155,9 +210,9 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
                 })
                 .collect(),
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        output::line(&serde_json::to_string_pretty(&out)?)?;
     } else {
-        print!("{}", render_text(&base, &policies, &axes, &maps));
+        output::text(&render_text(&base, &policies, &axes, &maps))?;
     }
     let heat = || -> Vec<HeatMap> {
         policies
@@ -177,7 +232,7 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
     if let Some(path) = &args.plot {
         draw(path)?;
         if !args.json {
-            println!("plot: {}", path.display());
+            output::line(&format!("plot: {}", path.display()))?;
         }
     }
     if let Some(path) = &args.html {

@@ -1,6 +1,8 @@
 //! `rebound schedule`: the delays a policy gives, retry by retry.
 
+use crate::output;
 use crate::table;
+use crate::usage::usage;
 use anyhow::{bail, Result};
 use rebound_retry::{Policy, ResponsiveConfig, ResponsiveState, Spec};
 use serde::Serialize;
@@ -10,7 +12,10 @@ use std::time::Duration;
 /// Print the delay before each retry under a policy, with the cumulative wait.
 ///
 /// Example: `rebound schedule exponential:base=1s,factor=2,stop-at=10s` lists 1000, 2000, 4000
-/// and 8000 ms (S1). For `responsive` specs, `--outcomes FFFFFSSSSS` (F failure, S success)
+/// and 8000 ms (S1). The listing is what the library's executor does when every attempt
+/// fails, every stop condition included (`max-retries`, `stop-at`, `max-elapsed`, a
+/// `budget=` denying a retry, a `throttle=` pacing or rejecting an attempt), and ends with the
+/// reason it stops. For `responsive` specs, `--outcomes FFFFFSSSSS` (F failure, S success)
 /// shows the sleep after each outcome and S4's five metrics.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
@@ -18,16 +23,16 @@ pub struct Args {
     /// The policy, as a Rebound spec.
     #[arg(value_name = "SPEC")]
     spec: Spec,
-    /// List at most this many retries (policies that never stop are cut here).
-    #[arg(long, default_value_t = 10)]
+    /// List at most this many retries, 0 to 100000 (policies that never stop are cut here).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=MAX_RETRIES))]
     retries: u64,
     /// Seed the jitter, for a reproducible listing.
     #[arg(long)]
     seed: Option<u64>,
     /// For `responsive`: the outcomes to feed it, F (failure) or S (success), e.g. FFFFFSSSSS.
-    /// Default: `--retries` failures.
-    #[arg(long)]
-    outcomes: Option<String>,
+    /// Default: `--retries` failures. At most 100000 letters.
+    #[arg(long, value_parser = parse_outcomes)]
+    outcomes: Option<Outcomes>,
     /// Print one JSON document instead of a table.
     #[arg(long)]
     json: bool,
@@ -48,10 +53,30 @@ struct Step {
     current_ms: f64,
 }
 
+/// The most retries or outcomes listed.
+const MAX_RETRIES: u64 = 100_000;
+
+/// `--outcomes`: F (failure) and S (success) letters, whitespace ignored.
+#[derive(Debug, Clone)]
+struct Outcomes(Vec<char>);
+
+fn parse_outcomes(s: &str) -> Result<Outcomes, String> {
+    let letters: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+    if let Some(bad) = letters.iter().find(|c| !matches!(c, 'F' | 'S')) {
+        return Err(format!("invalid letter `{bad}`: each must be F (failure) or S (success)"));
+    }
+    if letters.is_empty() || letters.len() as u64 > MAX_RETRIES {
+        return Err(format!("{} letters: must be 1 to {MAX_RETRIES} F or S letters", letters.len()));
+    }
+    Ok(Outcomes(letters))
+}
+
 #[derive(Serialize)]
 struct PolicyOutput<'a> {
     policy: String,
     delays: &'a [Delay],
+    /// Why the executor stops, or null when the listing was cut at `--retries`.
+    stop: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -85,44 +110,55 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 fn policy(args: &Args, p: &Policy) -> Result<()> {
-    let delays: Vec<Delay> = match args.seed {
-        Some(seed) => listing(p.backoff_seeded(seed), args.retries),
-        None => listing(p.backoff(), args.retries),
-    };
-    if args.json {
-        let out = PolicyOutput { policy: args.spec.to_string(), delays: &delays };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+    if args.outcomes.is_some() {
+        return Err(usage(format!(
+            "invalid `--outcomes` for `{}`: outcomes drive a `responsive` spec; a policy's listing assumes every attempt fails",
+            args.spec
+        )));
     }
-    println!("policy: {}", args.spec);
+    let run = crate::dry_run::dry_run(&args.spec, p, args.seed, args.retries)?;
+    let mut total = Duration::ZERO;
+    let delays: Vec<Delay> = run
+        .waits
+        .iter()
+        .zip(1..)
+        .map(|(&d, retry)| {
+            total = total.saturating_add(d);
+            Delay { retry, delay_ms: ms(d), total_ms: ms(total) }
+        })
+        .collect();
+    let stop = run.stop.map(|r| r.to_string());
+    if args.json {
+        let out = PolicyOutput { policy: args.spec.to_string(), delays: &delays, stop };
+        return Ok(output::line(&serde_json::to_string_pretty(&out)?)?);
+    }
     let rows: Vec<Vec<String>> = delays
         .iter()
         .map(|d| vec![d.retry.to_string(), format!("{:.1}", d.delay_ms), format!("{:.1}", d.total_ms)])
         .collect();
-    print!("{}", table::render(&["retry", "delay_ms", "total_ms"], &rows));
+    let end = match stop {
+        Some(reason) => format!("then the executor stops: {reason}\n"),
+        None => format!("(cut at --retries {}: the policy would go on)\n", args.retries),
+    };
+    output::text(&format!(
+        "policy: {}\n{}{end}",
+        args.spec,
+        table::render(&["retry", "delay_ms", "total_ms"], &rows)
+    ))?;
     Ok(())
 }
 
-fn listing(backoff: impl Iterator<Item = Duration>, max: u64) -> Vec<Delay> {
-    let mut total = Duration::ZERO;
-    backoff
-        .take(usize::try_from(max).unwrap_or(usize::MAX))
-        .zip(1..)
-        .map(|(d, retry)| {
-            total = total.saturating_add(d);
-            Delay { retry, delay_ms: ms(d), total_ms: ms(total) }
-        })
-        .collect()
-}
-
 fn responsive(args: &Args, config: &ResponsiveConfig) -> Result<()> {
-    let outcomes: Vec<char> = match &args.outcomes {
-        Some(s) => s.chars().filter(|c| !c.is_whitespace()).collect(),
-        None => vec!['F'; usize::try_from(args.retries).unwrap_or(usize::MAX).min(100_000)],
-    };
-    if let Some(bad) = outcomes.iter().find(|c| !matches!(c, 'F' | 'S')) {
-        bail!("invalid `--outcomes` letter `{bad}`: each must be F (failure) or S (success)");
+    if let Some(key) = args.spec.budget().map(|_| "budget").or(args.spec.throttle().map(|_| "throttle")) {
+        return Err(usage(format!(
+            "invalid `{key}=` in `{}`: `schedule` lists a responsive backoff's sleeps, which no budget or throttle changes; list a constant, linear or exponential spec to see its `{key}=` act",
+            args.spec
+        )));
     }
+    let outcomes: Vec<char> = match &args.outcomes {
+        Some(o) => o.0.clone(),
+        None => vec!['F'; usize::try_from(args.retries).unwrap_or(usize::MAX)],
+    };
     let mut state = ResponsiveState::new_seeded(*config, args.seed.unwrap_or(0));
     let steps: Vec<Step> = outcomes
         .iter()
@@ -142,10 +178,8 @@ fn responsive(args: &Args, config: &ResponsiveConfig) -> Result<()> {
     };
     if args.json {
         let out = ResponsiveOutput { policy: args.spec.to_string(), steps: &steps, metrics: &metrics };
-        println!("{}", serde_json::to_string_pretty(&out)?);
-        return Ok(());
+        return Ok(output::line(&serde_json::to_string_pretty(&out)?)?);
     }
-    println!("policy: {}", args.spec);
     let rows: Vec<Vec<String>> = steps
         .iter()
         .map(|s| {
@@ -157,10 +191,15 @@ fn responsive(args: &Args, config: &ResponsiveConfig) -> Result<()> {
             ]
         })
         .collect();
-    print!("{}", table::render(&["step", "outcome", "sleep_ms", "current_ms"], &rows));
-    println!(
-        "metrics: invocations {}, went up {}, went down {}, slept {}, sleep time {:.3} ms",
-        metrics.invocations, metrics.went_up, metrics.went_down, metrics.slept, metrics.sleep_time_ms
-    );
+    output::text(&format!(
+        "policy: {}\n{}metrics: invocations {}, went up {}, went down {}, slept {}, sleep time {:.3} ms\n",
+        args.spec,
+        table::render(&["step", "outcome", "sleep_ms", "current_ms"], &rows),
+        metrics.invocations,
+        metrics.went_up,
+        metrics.went_down,
+        metrics.slept,
+        metrics.sleep_time_ms
+    ))?;
     Ok(())
 }

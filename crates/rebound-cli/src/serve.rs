@@ -1,5 +1,7 @@
 //! `rebound serve`: S5's server (see `rebound_live::server`).
 
+use crate::output;
+use crate::usage::{duration_in, number_in, DAY};
 use anyhow::{Context, Result};
 use rebound_live::server::{Server, ServerConfig};
 use rebound_sim::DelayModel;
@@ -22,17 +24,17 @@ pub struct Args {
     /// Accept a non-loopback --listen address.
     #[arg(long)]
     allow_remote: bool,
-    /// The delay at or below the concurrency limit.
-    #[arg(long, default_value = "100ms", value_parser = humantime::parse_duration)]
+    /// The delay at or below the concurrency limit, 0 to 1day.
+    #[arg(long, default_value = "100ms", value_parser = duration_in(Duration::ZERO, DAY))]
     min_delay: Duration,
     /// Requests in flight served at --min-delay.
     #[arg(long, default_value_t = 30)]
     concurrency_limit: u64,
-    /// Delay growth per K requests above the limit (a number >= 1).
-    #[arg(long, default_value_t = 1.05)]
+    /// Delay growth per K requests above the limit, a number in [1, 1000000].
+    #[arg(long, default_value_t = 1.05, value_parser = number_in(1.0, 1e6))]
     factor: f64,
-    /// Requests above the limit per step of --factor (a number > 0).
-    #[arg(long, default_value_t = 15.0)]
+    /// Requests above the limit per step of --factor, a number in [0.000001, 1000000000].
+    #[arg(long, default_value_t = 15.0, value_parser = number_in(1e-6, 1e9))]
     k: f64,
     /// Admit at most N requests per second (token bucket of N); others get 429 + Retry-After. Every
     /// answer carries RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers).
@@ -61,13 +63,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     rt.block_on(async {
         let server = Server::bind(&config).await?;
         let handle = server.handle();
-        println!("listening on http://{}/api", server.local_addr());
+        output::line(&format!("listening on http://{}/api", server.local_addr()))?;
         let status = tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(1));
             tick.tick().await;
             loop {
                 tick.tick().await;
-                println!("{}", handle.status_line());
+                output::status_line(&handle.status_line());
             }
         });
         server.run(crate::shutdown_signal()).await.context("rebound serve")?;

@@ -1,8 +1,10 @@
 //! `rebound storm`: clients retrying against a paused server, one run per policy (S5).
 
+use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
-use anyhow::{Context, Result};
+use crate::usage::{plot_path, usage, UsageExt};
+use anyhow::Result;
 use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::report::status_line;
@@ -37,7 +39,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Draw goodput and concurrency over time, one line per policy, to this .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = plot_path)]
     plot: Option<PathBuf>,
     /// Write one self-contained HTML report (status lines, summary, charts) to this file.
     #[arg(long, value_name = "FILE")]
@@ -62,7 +64,13 @@ struct Output<'a> {
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.bench {
-        return bench(args.policies.first(), args.clients);
+        if args.policies.len() > 1 {
+            return Err(usage("--bench runs one --policy, not several"));
+        }
+        if let Some(p) = args.policies.first() {
+            rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
+        }
+        return bench(args.policies.first(), args.clients, args.seed);
     }
     // A bad scenario is a usage error (exit 2), naming the file and the key.
     let mut scenario = match load_scenario(args.scenario.as_deref()) {
@@ -73,6 +81,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     };
     if !args.policies.is_empty() {
+        for p in &args.policies {
+            rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
+        }
         scenario.policies = args.policies.clone();
     }
     if let Some(seed) = args.seed {
@@ -91,14 +102,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let charts =
         || if stack { crate::stack::panels(&scenario, &reports) } else { panels(&scenario, &reports) };
     if args.json {
-        println!("{}", document(&scenario, &reports)?);
+        output::line(&document(&scenario, &reports)?)?;
     } else {
-        print!("{}", text());
+        output::text(&text())?;
     }
     if let Some(path) = &args.plot {
         plot::draw(path, &charts())?;
         if !args.json {
-            println!("plot: {}", path.display());
+            output::line(&format!("plot: {}", path.display()))?;
         }
     }
     if let Some(path) = &args.html {
@@ -122,11 +133,13 @@ pub fn document(scenario: &Scenario, reports: &[StormReport]) -> Result<String> 
 /// The scenario in `path`, or the built-in S5 one.
 ///
 /// # Errors
-/// An unreadable file, or a bad scenario (the message names the file and the key).
+/// A usage error: an unreadable file, or a bad scenario (the message names the file and the
+/// key).
 pub fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
     let Some(path) = path else { return Ok(Scenario::default()) };
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Scenario::from_toml(&text).with_context(|| format!("in {}", path.display()))
+    let text =
+        std::fs::read_to_string(path).usage(format_args!("--scenario: cannot read {}", path.display()))?;
+    Scenario::from_toml(&text).usage(format_args!("--scenario {}", path.display()))
 }
 
 /// One line describing a scenario.
@@ -214,38 +227,50 @@ fn panels(s: &Scenario, reports: &[StormReport]) -> Vec<Panel> {
     ]
 }
 
-fn bench(policy: Option<&Spec>, clients: Option<u32>) -> Result<ExitCode> {
-    let scenario = rebound_sim::bench::scenario(clients.unwrap_or(100_000));
+fn bench(policy: Option<&Spec>, clients: Option<u32>, seed: Option<u64>) -> Result<ExitCode> {
+    let mut scenario = rebound_sim::bench::scenario(clients.unwrap_or(100_000));
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
     let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies().swap_remove(1));
     let b = rebound_sim::bench::run(&scenario, &spec);
     let (r, wall) = (&b.storm, b.wall.as_secs_f64());
-    println!("scenario: {}", describe(&scenario));
-    println!("policy:   {}", r.policy);
+    output::line(&format!("scenario: {}", describe(&scenario)))?;
+    output::line(&format!("policy:   {}", r.policy))?;
     let cpu = b.cpu.map_or(String::new(), |c| format!(", {:.2} s CPU", c.as_secs_f64()));
-    println!(
+    output::line(&format!(
         "events:   {} in {wall:.2} s wall{cpu} = {:.2} million events/s (one core)",
         r.events,
         b.events_per_s() / 1e6
-    );
+    ))?;
     if let (Some((before, peak)), Some(per_client)) = (b.rss_kib, b.bytes_per_client()) {
-        println!(
+        output::line(&format!(
             "memory:   peak RSS {:.1} MiB ({per_client:.0} bytes per client above the {:.1} MiB before the run)",
             peak as f64 / 1024.0,
             before as f64 / 1024.0
-        );
+        ))?;
     }
-    println!(
+    output::line(&format!(
         "result:   recovered {}, peak concurrency {}, amplification {:.2}",
         r.recovered, r.peak_concurrency, r.amplification
-    );
+    ))?;
     if let Some(n) = clients {
         // As many pop+push pairs as the storm had events, at most 20 million.
         let ops = r.events.clamp(1, 20_000_000);
         let heap = rebound_sim::bench::heap_ops_per_s(n, ops);
         let queue = rebound_sim::bench::queue_ops_per_s(n, ops);
-        println!("heap:     bare BinaryHeap pop+push, {n} pending: {:.2} million ops/s", heap / 1e6);
-        println!("queue:    the engine's event queue, same loop: {:.2} million ops/s", queue / 1e6);
-        println!("ratio:    storm events/s / bare heap ops/s = {:.2}", b.events_per_s() / heap);
+        output::line(&format!(
+            "heap:     bare BinaryHeap pop+push, {n} pending: {:.2} million ops/s",
+            heap / 1e6
+        ))?;
+        output::line(&format!(
+            "queue:    the engine's event queue, same loop: {:.2} million ops/s",
+            queue / 1e6
+        ))?;
+        output::line(&format!(
+            "ratio:    storm events/s / bare heap ops/s = {:.2}",
+            b.events_per_s() / heap
+        ))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,10 @@
 //! `rebound sweep`: S2's figure, throughput against the number of clients, per policy.
 
+use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::shard::Cells;
 use crate::table;
+use crate::usage::{counts_in, duration_in, plot_path, usage, DAY};
 use anyhow::Result;
 use rebound_retry::Spec;
 use rebound_sim::capacity::{self, CapacityConfig, CapacityReport};
@@ -21,28 +23,30 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
-    /// Client counts, A..B:STEP (both ends included), A..B or one number.
-    #[arg(long, default_value = "50..1000:50")]
+    /// Client counts, A..B:STEP (both ends included), A..B or one number; counts 1 to
+    /// 10000000, at most 1000 of them (and at most 10000 runs: counts x policies).
+    #[arg(long, default_value = "50..1000:50", value_parser = counts_in(10_000_000, MAX_COUNTS))]
     clients: Counts,
     /// A policy to sweep, as a Rebound spec (repeatable). Default: fixed 1 s, exponential from
     /// 10 ms x2 capped at 1 min, the same with full and Thain jitter, and fixed 1 s under a
     /// gRPC retry budget and under SRE client-side throttling.
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
-    /// Processor time per job.
-    #[arg(long, default_value = "10ms", value_parser = humantime::parse_duration)]
+    /// Processor time per job, 100us to 1h.
+    #[arg(long, default_value = "10ms", value_parser = duration_in(Duration::from_micros(100), HOUR))]
     service_time: Duration,
-    /// Jobs that may wait for the processor.
-    #[arg(long, default_value_t = 50)]
+    /// Jobs that may wait for the processor, 1 to 10000000.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     queue: u32,
-    /// Processor time spent refusing one arrival.
-    #[arg(long, default_value = "2500us", value_parser = humantime::parse_duration)]
+    /// Processor time spent refusing one arrival, 0 to 1h.
+    #[arg(long, default_value = "2500us", value_parser = duration_in(Duration::ZERO, HOUR))]
     refusal_cost: Duration,
-    /// Simulated time per run.
-    #[arg(long, default_value = "180s", value_parser = humantime::parse_duration)]
+    /// Simulated time per run, 1s to 1day.
+    #[arg(long, default_value = "180s", value_parser = duration_in(Duration::from_secs(1), DAY))]
     duration: Duration,
-    /// Time at the start of each run that is not measured (the backoffs ramp up).
-    #[arg(long, default_value = "60s", value_parser = humantime::parse_duration)]
+    /// Time at the start of each run that is not measured (the backoffs ramp up), 0 to below
+    /// --duration.
+    #[arg(long, default_value = "60s", value_parser = duration_in(Duration::ZERO, DAY))]
     warmup: Duration,
     /// The random seed.
     #[arg(long, default_value_t = 1)]
@@ -51,7 +55,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Draw throughput against clients, one line per policy, to this .svg or .png.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", value_parser = plot_path)]
     plot: Option<PathBuf>,
     /// Write one self-contained HTML report (table and chart) to this file.
     #[arg(long, value_name = "FILE")]
@@ -60,6 +64,12 @@ pub struct Args {
     #[arg(long, value_name = "I/N")]
     shard: Option<rebound_sim::shard::Shard>,
 }
+
+/// The most client counts in a sweep.
+const MAX_COUNTS: u64 = 1000;
+/// The most runs (client counts x policies) in a sweep.
+const MAX_RUNS: u64 = 10_000;
+const HOUR: Duration = Duration::from_secs(3600);
 
 /// The default policies of the sweep.
 pub fn default_policies() -> Vec<Spec> {
@@ -95,8 +105,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// Runs the command with its runs from `source`.
 pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
-    let clients: Vec<u32> = args.clients.values();
     let policies = if args.policies.is_empty() { default_policies() } else { args.policies.clone() };
+    let runs = args.clients.count().saturating_mul(policies.len() as u64);
+    if runs > MAX_RUNS {
+        return Err(usage(format!(
+            "invalid `--clients` {} with {} policies: {runs} runs, at most {MAX_RUNS} allowed",
+            args.clients,
+            policies.len()
+        )));
+    }
+    for p in &policies {
+        rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
+    }
+    let clients: Vec<u32> = args.clients.values();
     let base = CapacityConfig {
         service_time: args.service_time,
         queue: args.queue,
@@ -134,14 +155,14 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             seed: base.seed,
             runs: &runs,
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        output::line(&serde_json::to_string_pretty(&out)?)?;
     } else {
-        print!("{}", render_text(&policies, &clients, &runs));
+        output::text(&render_text(&policies, &clients, &runs))?;
     }
     if let Some(path) = &args.plot {
         plot::draw(path, &[panel(&policies, &runs)])?;
         if !args.json {
-            println!("plot: {}", path.display());
+            output::line(&format!("plot: {}", path.display()))?;
         }
     }
     if let Some(path) = &args.html {

@@ -73,7 +73,7 @@ fn bad_input_is_a_clear_error() {
     let out = contend(&["--policy", "full", "--policy", "equal", "--policy", "full"]).failure();
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--policy `full`: given twice"), "{err}");
-    let out = contend(&["--runs", "0", "--clients", "5"]).failure().code(1);
+    let out = contend(&["--runs", "0", "--clients", "5"]).failure().code(2);
     let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
     assert!(err.contains("--runs") && err.contains("1..=100000"), "{err}");
     let out = contend(&["--clients", "5", "--runs", "1", "--plot", "out.gif"]).failure();

@@ -156,7 +156,12 @@ pub(crate) fn parse_duration(key: &'static str, value: &str) -> Result<Duration,
     if value == "0" {
         return Ok(Duration::ZERO);
     }
-    humantime::parse_duration(value).map_err(|_| ConfigError::invalid(key, value, DURATION))
+    let d = humantime::parse_duration(value).map_err(|_| ConfigError::invalid(key, value, DURATION))?;
+    // Delays are nanosecond counts in a u64: a longer one would be cut short without a word.
+    if d.as_nanos() > u128::from(u64::MAX) {
+        return Err(ConfigError::invalid(key, value, "a duration of at most 584 years (2^64 - 1 ns)"));
+    }
+    Ok(d)
 }
 
 fn parse_f64(key: &'static str, value: &str, expected: &'static str) -> Result<f64, ConfigError> {

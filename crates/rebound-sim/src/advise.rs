@@ -101,72 +101,84 @@ pub struct Advice {
     pub evidence: Vec<Evidence>,
 }
 
+/// The longest cap the advisor recommends: one day.
+pub const MAX_CAP: Duration = Duration::from_secs(86_400);
+
 impl Inputs {
-    /// Checks that the inputs describe a possible system, within the bounds on each field.
+    /// Checks that the inputs describe a possible system the simulator can check.
+    ///
+    /// Ranges: `clients` in [1, 10,000,000]; `rate` in (0, 1,000,000]/s and at least
+    /// `clients` per day (each client's mean think time, `clients / rate`, is at most a day);
+    /// `capacity` above `rate`, at most 10,000,000/s, with `capacity × p99` at most 10,000,000
+    /// requests in flight and S2's cap `2 × clients / (capacity − rate)` at most [`MAX_CAP`];
+    /// `p99` in [1 ms, 1 min]; `recovery` in [1 s, 10 h].
     ///
     /// # Errors
-    /// A field out of its range (see [`Inputs`]), naming the field and the range: clients not
-    /// in [1, 10⁷]; a rate that is not a positive number or gives a mean think time outside
-    /// [1 µs, 1 day]; capacity at or below the steady rate, above 10⁹/s, or so little above it
-    /// that S2's cap exceeds a day; a p99 outside (0, 1 h] or a recovery outside (0, 6 h].
+    /// An [`InputError`] naming the first input out of range, with the range.
     pub fn validate(&self) -> Result<(), InputError> {
         let bad = |field, message: String| Err(InputError { field, message });
-        if self.clients == 0 || self.clients > MAX_CLIENTS {
-            return bad("clients", format!("{} must be in [1, {MAX_CLIENTS}]", self.clients));
+        if self.clients == 0 || self.clients > 10_000_000 {
+            return bad("clients", format!("{} must be in [1, 10000000]", self.clients));
         }
-        if !(self.rate.is_finite() && self.rate > 0.0) {
-            return bad("rate", format!("{} must be a number > 0 (requests per second)", self.rate));
-        }
-        let think = f64::from(self.clients) / self.rate;
-        if !(1e-6..=DAY_S).contains(&think) {
+        let n = f64::from(self.clients);
+        if !(self.rate.is_finite() && self.rate > 0.0 && self.rate <= 1e6) {
             return bad(
                 "rate",
-                format!("{}/s for {} clients is a mean think time of {think:e} s per client: must be in [1us, 1day]", self.rate, self.clients),
+                format!("{}/s must be in (0, 1000000]/s (requests per second)", num(self.rate)),
             );
+        }
+        if n / self.rate > 86_400.0 {
+            return bad(
+                "rate",
+                format!("{}/s must be at least clients / 1 day = {:.6}/s: each client's mean think time is clients / rate, at most a day", num(self.rate), n / 86_400.0),
+            );
+        }
+        if !(self.p99 >= Duration::from_millis(1) && self.p99 <= Duration::from_secs(60)) {
+            return bad("p99", format!("{} must be a duration in [1ms, 1m]", fmt_d(self.p99)));
+        }
+        if !(self.recovery >= Duration::from_secs(1) && self.recovery <= Duration::from_secs(36_000)) {
+            return bad("recovery", format!("{} must be a duration in [1s, 10h]", fmt_d(self.recovery)));
         }
         if !(self.capacity.is_finite() && self.capacity > self.rate) {
             return bad(
                 "capacity",
-                format!("{}/s must exceed the steady load of {}/s: this server cannot keep up even without retries", self.capacity, self.rate),
+                format!("{}/s must exceed the steady load of {}/s: this server cannot keep up even without retries", num(self.capacity), num(self.rate)),
             );
         }
-        if self.capacity > MAX_CAPACITY {
-            return bad("capacity", format!("{}/s must be at most {MAX_CAPACITY:e}/s", self.capacity));
-        }
-        let cap = 2.0 * f64::from(self.clients) / (self.capacity - self.rate);
-        if cap > DAY_S {
+        if self.capacity > 1e7 || self.capacity * self.p99.as_secs_f64() > 1e7 {
             return bad(
                 "capacity",
-                format!("{}/s leaves too little spare capacity for {} clients: S2's cap 2 x clients / (capacity - rate) = {cap:e} s exceeds 1day", self.capacity, self.clients),
+                format!(
+                    "{}/s must be at most 10000000/s, and capacity x p99 at most 10000000 requests in flight",
+                    num(self.capacity)
+                ),
             );
         }
-        if self.p99.is_zero() || self.p99 > MAX_P99 {
+        let cap_s = 2.0 * n / (self.capacity - self.rate);
+        if cap_s > MAX_CAP.as_secs_f64() {
             return bad(
-                "p99",
-                format!("{} must be a duration in (0s, 1h]", humantime::format_duration(self.p99)),
-            );
-        }
-        if self.recovery.is_zero() || self.recovery > MAX_RECOVERY {
-            return bad(
-                "recovery",
-                format!("{} must be a duration in (0s, 6h]", humantime::format_duration(self.recovery)),
+                "capacity",
+                format!(
+                    "{}/s leaves {:.3}/s spare: S2's cap 2 x clients / spare would be {cap_s:.0} s, over a day; give a capacity of at least {:.3}/s",
+                    num(self.capacity),
+                    self.capacity - self.rate,
+                    self.rate + 2.0 * n / MAX_CAP.as_secs_f64()
+                ),
             );
         }
         Ok(())
     }
 }
 
-/// The most clients (the storm lab's `clients.count` bound).
-const MAX_CLIENTS: u32 = 10_000_000;
-/// The most capacity, per second.
-const MAX_CAPACITY: f64 = 1e9;
-/// A day, in seconds: the longest think time and S2 cap.
-const DAY_S: f64 = 86_400.0;
-/// The longest p99.
-const MAX_P99: Duration = Duration::from_secs(3600);
-/// The longest tolerable recovery: the evidence storm runs `45 s + 2 × recovery`, within the
-/// storm lab's day.
-const MAX_RECOVERY: Duration = Duration::from_secs(6 * 3600);
+/// A number for a message: plain when of ordinary size, in scientific notation otherwise (so
+/// that `1e-300` does not print three hundred zeros).
+fn num(x: f64) -> String {
+    if x == 0.0 || (1e-3..1e9).contains(&x.abs()) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
 
 fn fmt_d(d: Duration) -> String {
     humantime::format_duration(Duration::from_millis(u64::try_from(d.as_millis().max(1)).unwrap_or(u64::MAX)))
@@ -183,6 +195,7 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
     i.validate()?;
     let t = i.p99;
     let spare = i.capacity - i.rate;
+    // Validated: at most a day, times a margin of at most 64.
     let m = Duration::from_secs_f64(2.0 * f64::from(i.clients) / spare).max(t).saturating_mul(margin.max(1));
     let m = Duration::from_millis(m.as_millis().max(1) as u64);
     let mut why = vec![
@@ -203,11 +216,21 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
         .parse()
         .map_err(|e| InputError { field: "p99", message: format!("gives no valid policy: {e}") })?;
     let policy = base.policy().copied().expect("an exponential spec is a policy");
+    // Walk the schedule while it grows (at most ~40 doublings from 1 ms to a day), then count
+    // the waits at the cap in one step: no silent cut at an arbitrary retry count.
     let (mut n, mut waited) = (0u64, Duration::ZERO);
     let mut b = policy.backoff();
-    while waited < i.recovery && n < 1_000 {
-        waited = waited.saturating_add(b.next_delay().unwrap_or(m));
+    while waited < i.recovery {
+        let d = b.next_delay().unwrap_or(m);
+        waited = waited.saturating_add(d);
         n += 1;
+        if d >= m && waited < i.recovery {
+            let more = (i.recovery - waited).as_nanos().div_ceil(m.as_nanos().max(1));
+            let more = u64::try_from(more).unwrap_or(u64::MAX);
+            n = n.saturating_add(more);
+            waited = waited.saturating_add(m.saturating_mul(u32::try_from(more).unwrap_or(u32::MAX)));
+            break;
+        }
     }
     why.push(format!(
         "max-retries {n}: the nominal waits add up to {} >= the tolerable recovery of {}; past that a client should give up and report.",
@@ -222,6 +245,13 @@ pub fn recommend(i: &Inputs, margin: u32) -> Result<(String, Vec<String>), Input
         ));
     }
     Ok((format!("{base},jitter=full,max-retries={n}"), why))
+}
+
+/// S2's cap for the inputs, before any margin: `max(T, 2 × clients / (capacity − rate))`.
+fn cap_of(i: &Inputs) -> Duration {
+    Duration::try_from_secs_f64(2.0 * f64::from(i.clients) / (i.capacity - i.rate))
+        .unwrap_or(Duration::MAX)
+        .max(i.p99)
 }
 
 /// The storm scenario of the system the inputs describe: S5's server scaled to answer in `T`
@@ -273,13 +303,18 @@ pub fn advise(
     i: &Inputs,
     mut run_all: impl FnMut(&Scenario, &[Spec]) -> Vec<storm::StormReport>,
 ) -> Result<Advice, InputError> {
-    let scenario = scenario(i);
     let (mut spec, mut reasoning) = recommend(i, 1)?;
+    let scenario = scenario(i);
+    scenario.validate().map_err(|e| InputError {
+        field: "inputs",
+        message: format!("describe no system the simulator can run: {e}"),
+    })?;
     let mut margin = 1;
     loop {
         let parsed: Spec = spec.parse().expect("recommended specs are valid");
         let verdict = run_all(&scenario, std::slice::from_ref(&parsed)).remove(0);
-        if verdict.recovered || margin == 64 {
+        // Doubling stops at 64x, and before the cap would pass a day.
+        if verdict.recovered || margin == 64 || cap_of(i).saturating_mul(margin * 2) > MAX_CAP {
             break;
         }
         margin *= 2;
@@ -333,15 +368,15 @@ mod tests {
         /// An edit of the README's inputs, the field refused and its range.
         type Case = (fn(&mut Inputs), &'static str, &'static str);
         let cases: [Case; 9] = [
-            (|i| i.recovery = Duration::from_secs(155_170_944), "recovery", "(0s, 6h]"),
-            (|i| i.recovery = Duration::MAX, "recovery", "(0s, 6h]"),
-            (|i| i.p99 = Duration::from_secs(3601), "p99", "(0s, 1h]"),
-            (|i| i.p99 = Duration::ZERO, "p99", "(0s, 1h]"),
+            (|i| i.recovery = Duration::from_secs(155_170_944), "recovery", "[1s, 10h]"),
+            (|i| i.recovery = Duration::MAX, "recovery", "[1s, 10h]"),
+            (|i| i.p99 = Duration::from_secs(3601), "p99", "[1ms, 1m]"),
+            (|i| i.p99 = Duration::ZERO, "p99", "[1ms, 1m]"),
             (|i| i.clients = 10_000_001, "clients", "[1, 10000000]"),
-            (|i| i.rate = 1e-300, "rate", "[1us, 1day]"),
-            (|i| (i.rate, i.capacity) = (1e12, 2e12), "rate", "[1us, 1day]"),
+            (|i| i.rate = 1e-300, "rate", "at least clients / 1 day"),
+            (|i| (i.rate, i.capacity) = (1e12, 2e12), "rate", "(0, 1000000]/s"),
             (|i| i.capacity = 1e10, "capacity", "at most"),
-            (|i| i.capacity = 100.0 + 1e-12, "capacity", "exceeds 1day"),
+            (|i| i.capacity = 100.0 + 1e-12, "capacity", "over a day"),
         ];
         for (edit, field, range) in cases {
             let mut i = readme();
@@ -357,17 +392,24 @@ mod tests {
     /// margin it tries, the alternatives, and the storm scenario.
     #[test]
     fn inputs_at_the_bounds_give_valid_specs_and_scenarios() {
+        const DAY_S: f64 = 86_400.0;
         let edges = [
             readme(),
-            Inputs { recovery: MAX_RECOVERY, p99: MAX_P99, ..readme() },
-            Inputs { clients: MAX_CLIENTS, rate: 9e8, capacity: MAX_CAPACITY, ..readme() },
-            Inputs { clients: 1, rate: 1.0 / DAY_S, capacity: 1.0, ..readme() },
             Inputs {
-                clients: MAX_CLIENTS,
-                rate: 1000.0,
-                capacity: 1000.0 + 2e7 / DAY_S * 1.0001,
+                recovery: Duration::from_secs(36_000),
+                p99: Duration::from_secs(60),
+                capacity: 1e5,
                 ..readme()
             },
+            Inputs {
+                clients: 10_000_000,
+                rate: 9e5,
+                capacity: 1e7,
+                p99: Duration::from_millis(1),
+                ..readme()
+            },
+            Inputs { clients: 1, rate: 1.0 / DAY_S, capacity: 1.0, ..readme() },
+            Inputs { clients: 10_000_000, rate: 1000.0, capacity: 1000.0 + 2e7 / DAY_S * 1.0001, ..readme() },
         ];
         for i in edges {
             i.validate().unwrap_or_else(|e| panic!("{i:?}: {e}"));

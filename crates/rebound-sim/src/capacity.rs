@@ -139,7 +139,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                     Admission::Reject => Some(false),
                     Admission::Send if current.is_none() => {
                         current = Some(c);
-                        (done_at, gen) = (t + service, gen + 1);
+                        (done_at, gen) = (t.saturating_add(service), gen + 1);
                         q.push(done_at, Ev::Done(gen));
                         None
                     }
@@ -150,7 +150,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                     Admission::Send => {
                         // Refusing preempts the job in service.
                         refused += u64::from(t >= warm);
-                        (done_at, gen) = (done_at + refusal, gen + 1);
+                        (done_at, gen) = (done_at.saturating_add(refusal), gen + 1);
                         q.push(done_at, Ev::Done(gen));
                         Some(true)
                     }
@@ -161,7 +161,7 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                         None => {
                             gave_up += 1;
                             fresh[c as usize] = true;
-                            q.push(t + after_give_up, Ev::Submit(c));
+                            q.push(t.saturating_add(after_give_up), Ev::Submit(c));
                         }
                     }
                 }
@@ -171,10 +171,10 @@ pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
                 completed += u64::from(t >= warm);
                 fresh[c as usize] = true;
                 let pause = nanos(retrier.on_success(c, t));
-                q.push(t + think.saturating_add(pause), Ev::Submit(c));
+                q.push(t.saturating_add(think.saturating_add(pause)), Ev::Submit(c));
                 if let Some(next) = waiting.pop_front() {
                     current = Some(next);
-                    (done_at, gen) = (t + service, gen + 1);
+                    (done_at, gen) = (t.saturating_add(service), gen + 1);
                     q.push(done_at, Ev::Done(gen));
                 }
             }
@@ -212,12 +212,11 @@ impl CapacityConfig {
         if self.queue == 0 {
             return bad("queue", "0".into(), "an integer >= 1");
         }
-        if self.duration <= self.warmup || self.duration > Duration::from_secs(86_400) {
-            return bad(
-                "duration",
-                format!("{:?}", self.duration),
-                "a duration above the warm-up, at most 1 day",
-            );
+        if self.duration.is_zero() || self.duration > Duration::from_secs(86_400) {
+            return bad("duration", format!("{:?}", self.duration), "a duration in (0s, 1day]");
+        }
+        if self.warmup >= self.duration {
+            return bad("warmup", format!("{:?}", self.warmup), "a duration below the run's duration");
         }
         Ok(())
     }

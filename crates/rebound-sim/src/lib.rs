@@ -66,6 +66,7 @@
 
 pub mod advise;
 pub mod bench;
+mod bounds;
 pub mod capacity;
 pub mod contend;
 pub mod delay;
@@ -83,6 +84,7 @@ pub mod server;
 pub mod shard;
 pub mod storm;
 
+pub use bounds::{check_policy, MAX_OFFERED_RATE};
 pub use delay::DelayModel;
 pub use scenario::{
     default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,

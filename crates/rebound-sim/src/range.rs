@@ -67,6 +67,12 @@ impl Counts {
         self.end
     }
 
+    /// How many counts the range holds, computed without listing them (so a caller can bound
+    /// a grid before allocating it).
+    pub fn count(&self) -> u64 {
+        u64::from((self.end - self.start) / self.step) + 1
+    }
+
     /// The counts, in increasing order.
     pub fn values(&self) -> Vec<u32> {
         (self.start..=self.end).step_by(self.step as usize).collect()
@@ -115,6 +121,13 @@ mod tests {
         assert_eq!(v("10..25:10"), [10, 20]);
         assert_eq!(v("3..5"), [3, 4, 5]);
         assert_eq!(v("7"), [7]);
+        for r in ["50..200:50", "10..25:10", "3..5", "7", "1..4294967295:1"] {
+            let c = r.parse::<Counts>().unwrap();
+            if c.count() < 1000 {
+                assert_eq!(c.count(), c.values().len() as u64, "{r}");
+            }
+        }
+        assert_eq!("1..4294967295:1".parse::<Counts>().unwrap().count(), 4_294_967_295);
         for (bad, why) in [
             ("0..10:1", ">= 1"),
             ("10..5:1", "end must be"),

@@ -90,7 +90,13 @@ pub fn baseline(points: &[Point], outage: Option<(u64, u64)>) -> f64 {
 
 /// Seconds from the end of the outage until goodput is back to ≥ 90 % of `baseline` (see the
 /// module docs), or `None` if it never is within the run. `window` is in seconds (≥ 1).
+///
+/// A run with no goodput before the outage (`baseline` 0) never recovers: there is nothing to
+/// come back to, and "recovered" must not be said of a run without a single success.
 pub fn recovery(points: &[Point], end: u64, window: usize, baseline: f64) -> Option<u64> {
+    if baseline.is_nan() || baseline <= 0.0 {
+        return None;
+    }
     let target = 0.9 * baseline;
     let n = points.len();
     let end = end as usize;

@@ -36,12 +36,12 @@ pub struct Retrier {
     throttle: Option<Arc<dyn Throttle>>,
     /// What each client's last granted retry followed, for the budget's accounting.
     retried: Vec<Option<RetryCause>>,
+    /// The policy's `max-elapsed`, and when each client's current request started.
+    deadline: Option<(Duration, Vec<Nanos>)>,
     base: Instant,
     /// The spec and seed, to give clients added by [`Retrier::grow`] their own state.
     spec: Spec,
     seed: u64,
-    /// The policy's `max-elapsed`, and when each client's current request started.
-    deadline: Option<(Duration, Vec<Nanos>)>,
     breaker: Option<Breaker>,
     /// A fixed hedging delay and the most copies per attempt (`hedge=DELAY:MAX`).
     hedge: Option<(Duration, u32)>,
@@ -107,8 +107,8 @@ impl Retrier {
             budget: spec.budget().and_then(build_budget),
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
-            base: Instant::now(),
             deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
+            base: Instant::now(),
             spec: spec.clone(),
             seed,
             breaker: spec.breaker().and_then(|b| b.build().ok()).map(|breaker| Breaker {

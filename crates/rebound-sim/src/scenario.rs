@@ -281,7 +281,11 @@ impl Scenario {
         }
     }
 
-    /// Checks every field's range.
+    /// Checks every field's range, then the bounds that keep a run finite and meaningful:
+    /// every duration at most a day, `server.tick` at least 1 ms, at most
+    /// [`MAX_OFFERED_RATE`](crate::MAX_OFFERED_RATE) requests/s offered, `status_interval` at
+    /// most the run, an outage from at least 1 s into the run to at most its end, and policies
+    /// that pass [`check_policy`](crate::check_policy).
     ///
     /// # Errors
     /// [`ScenarioError::Invalid`] naming the first field out of range.
@@ -319,6 +323,7 @@ impl Scenario {
         if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
             return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
         }
+        crate::bounds::check(self)?;
         crate::graph::Topology::new(self).map(|_| ())
     }
 }

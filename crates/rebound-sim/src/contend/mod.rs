@@ -72,6 +72,14 @@ pub enum ContendError {
         /// The spec given.
         spec: String,
     },
+    /// A spec with a `budget=` or `throttle=`, which the benchmark does not model (its
+    /// clients share no state but the contended value).
+    Shared {
+        /// The spec given.
+        spec: String,
+        /// `budget` or `throttle`.
+        key: &'static str,
+    },
 }
 
 impl fmt::Display for ContendError {
@@ -86,6 +94,11 @@ impl fmt::Display for ContendError {
                 f,
                 "invalid --policy `{spec}`: a responsive backoff cannot be used here; expected \
                  none, exponential, full, equal, decorrelated or a constant, linear or exponential spec"
+            ),
+            ContendError::Shared { spec, key } => write!(
+                f,
+                "invalid --policy `{spec}`: `{key}=` is not modelled by the benchmark (its clients \
+                 share nothing but the contended value); remove it"
             ),
         }
     }

@@ -39,13 +39,18 @@ impl Strategy {
     /// # Errors
     /// [`ContendError::Spec`] for a spec that does not parse, and
     /// [`ContendError::Responsive`] for a `responsive` spec (a shared, success-driven backoff
-    /// has no meaning for clients that stop after their first success).
+    /// has no meaning for clients that stop after their first success); [`ContendError::Shared`]
+    /// for a spec with a `budget=` or `throttle=`.
     pub fn parse(text: &str) -> Result<Strategy, ContendError> {
         let text = text.trim();
         let spec = BROOKER.iter().find(|(name, _)| *name == text).map_or(text, |(_, spec)| spec);
         let parsed: Spec =
             spec.parse().map_err(|source| ContendError::Spec { spec: text.to_string(), source })?;
         let policy = *parsed.policy().ok_or_else(|| ContendError::Responsive { spec: text.to_string() })?;
+        let shared = parsed.budget().map(|_| "budget").or(parsed.throttle().map(|_| "throttle"));
+        if let Some(key) = shared {
+            return Err(ContendError::Shared { spec: text.to_string(), key });
+        }
         Ok(Strategy { name: text.to_string(), policy })
     }
 }

@@ -28,7 +28,9 @@ impl Engine<'_> {
         let window = (sc.status_interval.as_secs() as usize).clamp(1, pts.len().max(1));
         let recovery = match outage {
             Some((_, end)) => report::recovery(pts, end, window, baseline),
-            None => Some(0),
+            // Without an outage there is nothing to recover from, but a run without a single
+            // success is not "recovered".
+            None => (ok > 0).then_some(0),
         };
         StormReport {
             policy: spec.to_string(),

@@ -1,0 +1,67 @@
+//! Standard output that never panics.
+//!
+//! `println!` panics when stdout cannot be written: a closed pipe (`rebound schedule ... |
+//! head -1`) or a full disk (`> /dev/full`). Commands write through [`text`] instead, which
+//! returns an [`OutputError`]; `main` ends a command whose reader went away quietly (status 0,
+//! as `head` expects) and any other write error with one line on stderr and status 1.
+
+use std::io::Write;
+
+/// Standard output could not be written.
+#[derive(Debug)]
+pub struct OutputError(pub std::io::Error);
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot write to standard output: {}", self.0)
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+impl OutputError {
+    /// Whether the reader closed the pipe (EPIPE): nothing is wrong, nobody is listening.
+    pub fn is_broken_pipe(&self) -> bool {
+        self.0.kind() == std::io::ErrorKind::BrokenPipe
+    }
+}
+
+/// Writes `s` to standard output as is, and flushes it (so that a full disk shows up here,
+/// not silently at exit).
+///
+/// # Errors
+/// [`OutputError`] when stdout cannot be written.
+pub fn text(s: &str) -> Result<(), OutputError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes()).and_then(|()| out.flush()).map_err(OutputError)
+}
+
+/// Writes `s` and a newline to standard output.
+///
+/// # Errors
+/// As [`text`].
+pub fn line(s: &str) -> Result<(), OutputError> {
+    text(&format!("{s}\n"))
+}
+
+/// Writes a line for status updates from inside a run, where an error cannot be returned: the
+/// first failure is remembered and later lines are dropped; [`status_error`] hands it back.
+pub fn status_line(s: &str) {
+    if STATUS_FAILED.get().is_none() {
+        if let Err(e) = line(s) {
+            let _ = STATUS_FAILED.set(e.0.kind());
+        }
+    }
+}
+
+static STATUS_FAILED: std::sync::OnceLock<std::io::ErrorKind> = std::sync::OnceLock::new();
+
+/// The first error of [`status_line`], if any.
+pub fn status_error() -> Option<OutputError> {
+    STATUS_FAILED.get().map(|&kind| OutputError(kind.into()))
+}
+
+/// Whether `e` holds an [`OutputError`], and if so whether it is a broken pipe.
+pub fn classify(e: &anyhow::Error) -> Option<bool> {
+    e.chain().find_map(|c| c.downcast_ref::<OutputError>()).map(OutputError::is_broken_pipe)
+}

@@ -1,0 +1,228 @@
+//! Usage errors and bounded flag values.
+//!
+//! Every bad input is a *usage error* and exits with status 2, as clap does for the flags it
+//! rejects itself; failures at run time exit with 1. Two ways lead to status 2: a flag's value
+//! is refused by one of the bounded parsers here (clap then names the flag and prints the
+//! range), or a check after parsing — a scenario file, a combination of flags, a spec key a
+//! command cannot honour — returns an error that [`is_usage`] recognises: a [`Usage`], or one
+//! of the libraries' input errors (a bad spec, scenario, advise input or lab setting).
+//!
+//! Bounds are stated once, here, and quoted by `--help` (see each flag's doc comment).
+
+use rebound_sim::range::Counts;
+use std::time::Duration;
+
+/// An input the command refuses: the message names the flag, key or file and the valid range.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// A usage error with this message.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    Usage(message.into()).into()
+}
+
+/// Turns any error into a usage error, keeping its message (and the context given).
+pub trait UsageExt<T> {
+    /// A usage error with `context: error`.
+    fn usage(self, context: impl std::fmt::Display) -> anyhow::Result<T>;
+}
+
+impl<T, E: std::fmt::Display> UsageExt<T> for Result<T, E> {
+    fn usage(self, context: impl std::fmt::Display) -> anyhow::Result<T> {
+        self.map_err(|e| usage(format!("{context}: {e}")))
+    }
+}
+
+/// Whether `e` is a usage error (exit status 2): a [`Usage`], or an input error of the
+/// libraries anywhere in its chain.
+pub fn is_usage(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.is::<Usage>()
+            || c.is::<rebound_retry::ConfigError>()
+            || c.is::<rebound_sim::ScenarioError>()
+            || c.is::<rebound_sim::advise::InputError>()
+            || c.is::<rebound_sim::contend::ContendError>()
+            || c.is::<rebound_sim::range::RangeError>()
+            || matches!(
+                c.downcast_ref::<rebound_live::LiveError>(),
+                Some(rebound_live::LiveError::Invalid { .. } | rebound_live::LiveError::RemoteListen(_))
+            )
+    })
+}
+
+/// One day: the longest simulated run, and the bound of the lab's other durations.
+pub const DAY: Duration = Duration::from_secs(86_400);
+
+/// A parser of durations in `[min, max]` (`0` means zero), for clap's `value_parser`.
+///
+/// The message names the range, e.g. "must be a duration in [1ns, 1day]".
+pub fn duration_in(
+    min: Duration,
+    max: Duration,
+) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
+    move |s: &str| {
+        let range = format!("[{}, {}]", fmt(min), fmt(max));
+        let d = if s.trim() == "0" {
+            Duration::ZERO
+        } else {
+            humantime::parse_duration(s.trim())
+                .map_err(|_| format!("`{s}` is not a duration such as 100ms, 2s or 15m (range {range})"))?
+        };
+        if d < min || d > max {
+            return Err(format!("{} is out of range: must be a duration in {range}", fmt(d)));
+        }
+        Ok(d)
+    }
+}
+
+/// A parser of finite numbers in `[min, max]`, for clap's `value_parser`.
+pub fn number_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= min && *x <= max)
+            .ok_or_else(|| format!("`{s}` is out of range: must be a number in [{min}, {max}]"))
+    }
+}
+
+/// A parser of count ranges (`N`, `A..B`, `A..B:STEP`, see [`Counts`]) whose counts are at
+/// most `max_end` and that hold at most `max_count` counts, for clap's `value_parser`. Checked
+/// before any count is listed: `1..4294967295:1` is refused, not allocated.
+pub fn counts_in(
+    max_end: u32,
+    max_count: u64,
+) -> impl Fn(&str) -> Result<Counts, String> + Clone + Send + Sync + 'static {
+    move |s: &str| {
+        let c: Counts = s.parse().map_err(|e: rebound_sim::range::RangeError| e.to_string())?;
+        if c.end() > max_end {
+            return Err(format!("invalid range `{s}`: counts must be in [1, {max_end}]"));
+        }
+        if c.count() > max_count {
+            return Err(format!(
+                "invalid range `{s}`: {} counts, at most {max_count} allowed (use a larger STEP)",
+                c.count()
+            ));
+        }
+        Ok(c)
+    }
+}
+
+/// Parses a live run's `--rate`, `R/s` with R in [0.001, 1000000]: with at most 100000
+/// clients each client's mean think time (`clients / rate`) stays far inside a `Duration`.
+pub fn live_rate(s: &str) -> Result<f64, String> {
+    let r = crate::advise::parse_rate(s)?;
+    if (0.001..=1e6).contains(&r) {
+        Ok(r)
+    } else {
+        Err(format!("`{s}` is out of range: must be R/s with R in [0.001, 1000000]"))
+    }
+}
+
+/// Parses a `--url`: `http://HOST[:PORT]/...` or `https://...` (the full check is the HTTP
+/// client's; this one turns a typo into a usage error instead of a failed run).
+pub fn http_url(s: &str) -> Result<String, String> {
+    let rest = s.strip_prefix("http://").or_else(|| s.strip_prefix("https://"));
+    match rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or("")) {
+        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => Ok(s.to_string()),
+        _ => Err(format!(
+            "`{s}` is not an http:// or https:// URL with a host, e.g. http://127.0.0.1:8070/api"
+        )),
+    }
+}
+
+/// A duration as specs and messages write it (`100ms`, `1day`).
+pub fn fmt(d: Duration) -> String {
+    humantime::format_duration(d).to_string().replace(' ', "")
+}
+
+/// A parser of plot paths: the file must end in `.svg` or `.png` and its directory must exist
+/// (checked before any work, not after a long run).
+pub fn plot_path(s: &str) -> Result<std::path::PathBuf, String> {
+    let path = std::path::PathBuf::from(s);
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if ext != "svg" && ext != "png" {
+        return Err(format!("`{s}`: the file name must end in .svg or .png"));
+    }
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(format!("`{s}`: the directory {} does not exist", dir.display())),
+        _ => Ok(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_are_bounded() {
+        let p = duration_in(Duration::from_millis(1), DAY);
+        assert_eq!(p("2s"), Ok(Duration::from_secs(2)));
+        assert_eq!(p("1day"), Ok(DAY));
+        let e = p("585years").unwrap_err();
+        assert!(e.contains("[1ms, 1day]"), "{e}");
+        let e = p("0").unwrap_err();
+        assert!(e.contains("out of range") && e.contains("[1ms, 1day]"), "{e}");
+        assert!(p("soon").unwrap_err().contains("not a duration"));
+    }
+
+    #[test]
+    fn numbers_are_bounded() {
+        let p = number_in(1.0, 1e6);
+        assert_eq!(p("12"), Ok(12.0));
+        for bad in ["0.5", "inf", "NaN", "1e300", "x"] {
+            assert!(p(bad).unwrap_err().contains("[1, 1000000]"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn count_ranges_are_bounded_before_listing() {
+        let p = counts_in(10_000_000, 1000);
+        assert_eq!(p("50..1000:50").unwrap().count(), 20);
+        let e = p("1..4294967295:1").unwrap_err();
+        assert!(e.contains("[1, 10000000]"), "{e}");
+        let e = p("1..5000").unwrap_err();
+        assert!(e.contains("5000 counts, at most 1000"), "{e}");
+        assert!(p("0..5").unwrap_err().contains(">= 1"));
+    }
+
+    #[test]
+    fn live_rates_are_bounded() {
+        assert_eq!(live_rate("100/s"), Ok(100.0));
+        for bad in ["1e-300/s", "1e300/s", "0/s"] {
+            assert!(live_rate(bad).is_err(), "{bad}");
+        }
+        assert!(live_rate("1e-300/s").unwrap_err().contains("[0.001, 1000000]"));
+    }
+
+    #[test]
+    fn urls_need_a_scheme_and_a_host() {
+        assert!(http_url("http://127.0.0.1:8070/api").is_ok() && http_url("https://h").is_ok());
+        for bad in ["notaurl", "http://", "ftp://h/", "http:///api", "127.0.0.1:8070"] {
+            assert!(http_url(bad).unwrap_err().contains("http:// or https://"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn plot_paths() {
+        assert!(plot_path("/tmp/b.SVG").is_ok() && plot_path("b.png").is_ok());
+        assert!(plot_path("b.gif").unwrap_err().contains(".svg or .png"));
+        assert!(plot_path("/nonexistent/b.svg").unwrap_err().contains("/nonexistent does not exist"));
+    }
+
+    #[test]
+    fn library_input_errors_are_usage_errors() {
+        let spec = "constant:bogus=1".parse::<rebound_retry::Spec>().unwrap_err();
+        assert!(is_usage(&anyhow::Error::from(spec).context("--policy")));
+        assert!(is_usage(&usage("--x: bad")));
+        assert!(!is_usage(&anyhow::anyhow!("connection refused")));
+    }
+}
