@@ -101,6 +101,9 @@ pub(super) struct Engine<'a> {
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
     pub roots: Roots,
+    /// Whether any service makes calls: only then is a user request's work tallied through
+    /// [`Roots`]; without calls every attempt is the user's own, counted in [`super::users::User`].
+    pub calls: bool,
     pub rec: Recorder,
     /// The next second whose end-of-second service state is not yet recorded.
     pub sampled: u64,
@@ -160,6 +163,7 @@ impl<'a> Engine<'a> {
             retrier: Retrier::new(spec, n, sc.seed),
             svcs,
             roots: Roots::new(topo.nodes.len()),
+            calls: topo.nodes.iter().any(|n| !n.calls.is_empty()),
             rec: Recorder::new(end),
             sampled: 0,
             topo,

@@ -21,7 +21,9 @@ impl Engine<'_> {
         root: u32,
         first: bool,
     ) -> bool {
-        self.roots.hit(root, s);
+        if self.calls {
+            self.roots.hit(root, s);
+        }
         let svc = &mut self.svcs[s];
         let down = svc.down;
         let p = svc.point(t);
@@ -52,7 +54,9 @@ impl Engine<'_> {
             };
         }
         let j = svc.alloc(caller, seq, root, t);
-        self.roots.retain(root);
+        if self.calls {
+            self.roots.retain(root);
+        }
         let svc = &mut self.svcs[s];
         match &mut svc.kind {
             SvcKind::S5(_) => {}
@@ -75,7 +79,9 @@ impl Engine<'_> {
     /// Frees a request that gets no answer from this service.
     fn drop_job(&mut self, _t: Nanos, s: usize, j: u32) {
         let job = self.svcs[s].release(j);
-        self.roots.release(job.root);
+        if self.calls {
+            self.roots.release(job.root);
+        }
     }
 
     #[inline]
@@ -289,7 +295,9 @@ impl Engine<'_> {
             self.rec.residence += u128::from(latency);
             self.rec.answered += 1;
         }
-        self.roots.release(job.root);
+        if self.calls {
+            self.roots.release(job.root);
+        }
         self.reply(t, job.caller, job.caller_seq, ok);
     }
 
@@ -341,7 +349,9 @@ impl Engine<'_> {
         for j in lost {
             let job = self.svcs[s].release(j);
             self.svcs[s].point(t).errors += 1;
-            self.roots.release(job.root);
+            if self.calls {
+                self.roots.release(job.root);
+            }
             self.reply(t, job.caller, job.caller_seq, false);
         }
     }

@@ -197,6 +197,14 @@ impl Roots {
         *c = c.saturating_add(1);
     }
 
+    /// A finished user request whose only attempts were its `tries` at service `s` (a graph
+    /// without calls, where nothing else needs tallying).
+    #[inline]
+    pub fn add(&mut self, s: usize, tries: u32) {
+        self.totals[s] += u64::from(tries);
+        self.done += 1;
+    }
+
     /// Request `r` has one more piece of work outstanding.
     #[inline]
     pub fn retain(&mut self, r: u32) {

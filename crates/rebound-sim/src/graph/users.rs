@@ -31,7 +31,9 @@ impl Engine<'_> {
         self.retrier.start(c, t);
         let u = &mut self.users[c as usize];
         u.tries = 0;
-        u.root = self.roots.open();
+        if self.calls {
+            u.root = self.roots.open();
+        }
         self.user_send(t, c);
     }
 
@@ -156,7 +158,12 @@ impl Engine<'_> {
     /// The user's request is over (answered or given up): the next one (closed loop) or the
     /// slot's release (open loop).
     fn user_done(&mut self, t: Nanos, c: u32) {
-        self.roots.release(self.users[c as usize].root);
+        let u = self.users[c as usize];
+        if self.calls {
+            self.roots.release(u.root);
+        } else {
+            self.roots.add(self.topo.entry, u.tries);
+        }
         if self.arrivals.is_some() {
             self.free_users.push(c);
         } else {
