@@ -11,8 +11,12 @@ use std::time::Duration;
 pub const MAX_SERVICES: usize = 64;
 /// Most downstream calls one service makes per request.
 pub const MAX_CALLS: usize = 16;
-/// Most workers (or queue places) of one service.
-pub const MAX_WORKERS: u32 = 1_000_000;
+/// Most workers of one service (each call keeps retry state per worker).
+pub const MAX_WORKERS: u32 = 100_000;
+/// Most queue places of one service.
+pub const MAX_QUEUE: u32 = 1_000_000;
+/// Most open-loop arrivals in one run (`rate × duration`).
+pub const MAX_ARRIVALS: f64 = 1e9;
 
 /// One service: `workers` requests served at once, `queue` more waiting, the rest shed.
 ///
@@ -24,7 +28,7 @@ pub const MAX_WORKERS: u32 = 1_000_000;
 pub struct ServiceConfig {
     /// The service's name, unique in the scenario, 1 to 64 characters.
     pub name: String,
-    /// Requests served at once, in [1, 1,000,000] (ignored by `s5`, which has no limit).
+    /// Requests served at once, in [1, 100,000] (ignored by `s5`, which has no limit).
     pub workers: u32,
     /// Requests waiting for a worker, in [0, 1,000,000]; an arrival past them is shed (refused
     /// at once). For `s5`: see `[server] backlog`.

@@ -26,6 +26,29 @@ pub(super) enum Caller {
     Job(u16, u32),
 }
 
+impl Caller {
+    /// Packs a caller into 32 bits for S5's server: a user below 2³¹ (open-loop users are
+    /// bounded by 1e9 arrivals), a request slot as `2³¹ | service << 24 | slot` (at most 64
+    /// services and 1.1 million slots per service, bounded at parse time).
+    #[inline]
+    pub fn encode(self) -> u32 {
+        match self {
+            Caller::User(u) => u,
+            Caller::Job(s, j) => 1 << 31 | u32::from(s) << 24 | j,
+        }
+    }
+
+    /// Unpacks [`Caller::encode`].
+    #[inline]
+    pub fn decode(x: u32) -> Caller {
+        if x >> 31 == 0 {
+            Caller::User(x)
+        } else {
+            Caller::Job(((x >> 24) & 0x7f) as u16, x & 0xff_ffff)
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Ev {
     /// A closed-loop user starts a request.
@@ -78,6 +101,9 @@ pub(super) struct Engine<'a> {
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
     pub roots: Roots,
+    /// Whether any service makes calls: only then is a user request's work tallied through
+    /// [`Roots`]; without calls every attempt is the user's own, counted in [`super::users::User`].
+    pub calls: bool,
     pub rec: Recorder,
     /// The next second whose end-of-second service state is not yet recorded.
     pub sampled: u64,
@@ -137,6 +163,7 @@ impl<'a> Engine<'a> {
             retrier: Retrier::new(spec, n, sc.seed),
             svcs,
             roots: Roots::new(topo.nodes.len()),
+            calls: topo.nodes.iter().any(|n| !n.calls.is_empty()),
             rec: Recorder::new(end),
             sampled: 0,
             topo,
@@ -155,6 +182,7 @@ impl<'a> Engine<'a> {
         e
     }
 
+    #[inline]
     /// Advances the time integrals to `t` and records the state at the end of every second
     /// that ended before `t`.
     fn advance(&mut self, t: Nanos) {
@@ -170,6 +198,7 @@ impl<'a> Engine<'a> {
         }
     }
 
+    #[inline]
     fn dispatch(&mut self, t: Nanos, ev: Ev) {
         match ev {
             Ev::Think(c) => self.user_start(t, c),
@@ -184,6 +213,7 @@ impl<'a> Engine<'a> {
         }
     }
 
+    #[inline]
     /// Delivers an answer to `caller`'s attempt `seq`, if it still waits for it.
     pub fn reply(&mut self, t: Nanos, caller: Caller, seq: u32, ok: bool) {
         match caller {
@@ -192,6 +222,7 @@ impl<'a> Engine<'a> {
         }
     }
 
+    #[inline]
     fn outage_start(&mut self, t: Nanos) {
         let s = self.topo.outage_target;
         match self.sc.outage.kind {
@@ -202,6 +233,7 @@ impl<'a> Engine<'a> {
         }
     }
 
+    #[inline]
     fn outage_end(&mut self, t: Nanos) {
         let s = self.topo.outage_target;
         match self.sc.outage.kind {
@@ -209,6 +241,23 @@ impl<'a> Engine<'a> {
             OutageKind::HardDown => self.svcs[s].come_up(),
             OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
             OutageKind::None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn events_are_small() {
+        assert!(std::mem::size_of::<super::Ev>() <= 12);
+    }
+
+    #[test]
+    fn callers_pack_into_32_bits() {
+        use super::Caller;
+        for c in [Caller::User(0), Caller::User((1 << 31) - 1), Caller::Job(63, 0xff_ffff), Caller::Job(0, 5)]
+        {
+            assert_eq!(Caller::decode(c.encode()), c);
         }
     }
 }

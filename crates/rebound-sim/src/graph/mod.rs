@@ -57,7 +57,8 @@ mod topology;
 mod users;
 
 pub use config::{
-    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_CALLS, MAX_SERVICES, MAX_WORKERS,
+    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE, MAX_SERVICES,
+    MAX_WORKERS,
 };
 pub use engine::{run, Until};
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};

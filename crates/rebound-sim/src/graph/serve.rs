@@ -9,6 +9,7 @@ use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
 
 impl Engine<'_> {
+    #[inline]
     /// An attempt of `caller` arrives at service `s`. `false`: refused at once (down or shed):
     /// the caller has an error now. `true`: the caller will get an answer or time out.
     pub(super) fn arrive(
@@ -20,7 +21,9 @@ impl Engine<'_> {
         root: u32,
         first: bool,
     ) -> bool {
-        self.roots.hit(root, s);
+        if self.calls {
+            self.roots.hit(root, s);
+        }
         let svc = &mut self.svcs[s];
         let down = svc.down;
         let p = svc.point(t);
@@ -33,24 +36,30 @@ impl Engine<'_> {
             p.errors += 1;
             return false;
         }
-        let j = svc.alloc(caller, seq, root, t);
-        self.roots.retain(root);
-        let svc = &mut self.svcs[s];
-        match &mut svc.kind {
-            SvcKind::S5(server) => match server.arrive(j, 0, t) {
+        if let SvcKind::S5(server) = &mut svc.kind {
+            // S5's server keeps the caller and its attempt in its own slot: no request slot
+            // here, and nothing to retain (an `s5` service makes no calls).
+            return match server.arrive(caller.encode(), seq, t) {
                 Arrival::Admitted { slot, gen } => {
                     let tick = server.tick();
                     self.q.push_lane(TICKS, t + tick, Ev::Tick(s as u16, slot, gen));
+                    true
                 }
-                Arrival::Queued => {}
+                Arrival::Queued => true,
                 full @ (Arrival::Dropped | Arrival::Refused) => {
                     // The accept backlog is full: dropped (the caller times out) or refused.
-                    let dropped = full == Arrival::Dropped;
-                    self.drop_job(t, s, j);
-                    self.svcs[s].point(t).shed += 1;
-                    return dropped;
+                    svc.point(t).shed += 1;
+                    full == Arrival::Dropped
                 }
-            },
+            };
+        }
+        let j = svc.alloc(caller, seq, root, t);
+        if self.calls {
+            self.roots.retain(root);
+        }
+        let svc = &mut self.svcs[s];
+        match &mut svc.kind {
+            SvcKind::S5(_) => {}
             SvcKind::Workers { idle, queue, cap, .. } => {
                 if !svc.paused && !idle.is_empty() {
                     self.start(t, s, j);
@@ -66,12 +75,16 @@ impl Engine<'_> {
         true
     }
 
+    #[inline]
     /// Frees a request that gets no answer from this service.
     fn drop_job(&mut self, _t: Nanos, s: usize, j: u32) {
         let job = self.svcs[s].release(j);
-        self.roots.release(job.root);
+        if self.calls {
+            self.roots.release(job.root);
+        }
     }
 
+    #[inline]
     /// A worker takes request `j` (one is idle).
     fn start(&mut self, t: Nanos, s: usize, j: u32) {
         let svc = &mut self.svcs[s];
@@ -85,6 +98,7 @@ impl Engine<'_> {
         self.q.push(t.saturating_add(d.min(1e18) as Nanos), Ev::Work(s as u16, j, gen));
     }
 
+    #[inline]
     /// Gives idle workers to queued requests, dropping those whose caller gave up when the
     /// service propagates deadlines.
     fn take_from_queue(&mut self, t: Nanos, s: usize) {
@@ -106,6 +120,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
         match caller {
             Caller::User(u) => {
@@ -119,11 +134,12 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     pub(super) fn s5_tick(&mut self, t: Nanos, s: u16, slot: u32, gen: u32) {
         let SvcKind::S5(server) = &mut self.svcs[s as usize].kind else { return };
         match server.tick_at(slot, gen, t) {
-            TickResult::Answered { client, residence, .. } => {
-                self.answer_after(t, s as usize, client, true, residence)
+            TickResult::Answered { client, seq, residence } => {
+                self.answer_s5(t, s as usize, Caller::decode(client), seq, residence)
             }
             TickResult::Again => {
                 let at = t + server.tick();
@@ -133,6 +149,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     /// Service events: held while the service is paused.
     pub(super) fn service_event(&mut self, t: Nanos, ev: Ev) {
         let (s, j, x) = match ev {
@@ -163,6 +180,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     /// Starts call `job.call`, or answers OK when every call is done.
     fn call_start(&mut self, t: Nanos, s: u16, j: u32) {
         let job = &mut self.svcs[s as usize].jobs[j as usize];
@@ -176,6 +194,7 @@ impl Engine<'_> {
         self.call_send(t, s, j);
     }
 
+    #[inline]
     fn call_send(&mut self, t: Nanos, s: u16, j: u32) {
         let svc = &mut self.svcs[s as usize];
         let job = svc.jobs[j as usize];
@@ -186,6 +205,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     fn call_send_now(&mut self, t: Nanos, s: u16, j: u32) {
         let job = &mut self.svcs[s as usize].jobs[j as usize];
         job.seq = job.seq.wrapping_add(1);
@@ -200,6 +220,7 @@ impl Engine<'_> {
         self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
     }
 
+    #[inline]
     /// The answer to request `j`'s call attempt `seq`.
     pub(super) fn call_reply(&mut self, t: Nanos, s: u16, j: u32, seq: u32, ok: bool) {
         let svc = &mut self.svcs[s as usize];
@@ -222,6 +243,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     fn call_failed(&mut self, t: Nanos, s: u16, j: u32, cause: RetryCause, sent: bool) {
         let svc = &mut self.svcs[s as usize];
         let job = &mut svc.jobs[j as usize];
@@ -233,16 +255,25 @@ impl Engine<'_> {
         }
     }
 
+    /// An `s5` service answers `caller`'s attempt `seq` after `residence` (its latency: S5's
+    /// server counts from admission, after the accept backlog).
+    #[inline]
+    fn answer_s5(&mut self, t: Nanos, s: usize, caller: Caller, seq: u32, residence: Nanos) {
+        let svc = &mut self.svcs[s];
+        svc.latency.record(t, residence);
+        svc.latency_sum += u128::from(residence);
+        svc.answered += 1;
+        svc.point(t).ok += 1;
+        if s == self.topo.entry {
+            self.rec.residence += u128::from(residence);
+            self.rec.answered += 1;
+        }
+        self.reply(t, caller, seq, true);
+    }
+
     /// Request `j` is answered (`ok` or an error): the worker takes the next request, the caller
     /// gets the answer.
     pub(super) fn answer(&mut self, t: Nanos, s: usize, j: u32, ok: bool) {
-        let arrived = self.svcs[s].jobs[j as usize].arrived;
-        self.answer_after(t, s, j, ok, t - arrived);
-    }
-
-    /// [`Engine::answer`], the request having been in service for `residence` (S5: since it
-    /// left the accept backlog).
-    fn answer_after(&mut self, t: Nanos, s: usize, j: u32, ok: bool, residence: Nanos) {
         let svc = &mut self.svcs[s];
         let job = svc.release(j);
         let latency = t - job.arrived;
@@ -261,13 +292,16 @@ impl Engine<'_> {
             self.take_from_queue(t, s);
         }
         if s == self.topo.entry {
-            self.rec.residence += u128::from(residence);
+            self.rec.residence += u128::from(latency);
             self.rec.answered += 1;
         }
-        self.roots.release(job.root);
+        if self.calls {
+            self.roots.release(job.root);
+        }
         self.reply(t, job.caller, job.caller_seq, ok);
     }
 
+    #[inline]
     pub(super) fn pause(&mut self, s: usize) {
         let svc = &mut self.svcs[s];
         svc.paused = true;
@@ -296,7 +330,13 @@ impl Engine<'_> {
         svc.down = true;
         svc.held.clear();
         let lost: Vec<u32> = match &mut svc.kind {
-            SvcKind::S5(server) => server.go_down().into_iter().map(|(j, _)| j).collect(),
+            SvcKind::S5(server) => {
+                for (caller, seq) in server.go_down() {
+                    self.svcs[s].point(t).errors += 1;
+                    self.reply(t, Caller::decode(caller), seq, false);
+                }
+                return;
+            }
             SvcKind::Workers { idle, queue, busy, .. } => {
                 queue.clear();
                 *busy = 0;
@@ -309,7 +349,9 @@ impl Engine<'_> {
         for j in lost {
             let job = self.svcs[s].release(j);
             self.svcs[s].point(t).errors += 1;
-            self.roots.release(job.root);
+            if self.calls {
+                self.roots.release(job.root);
+            }
             self.reply(t, job.caller, job.caller_seq, false);
         }
     }

@@ -110,6 +110,7 @@ impl Svc {
         }
     }
 
+    #[inline]
     fn queued(&self) -> u64 {
         match &self.kind {
             SvcKind::S5(_) => 0,
@@ -123,6 +124,7 @@ impl Svc {
         self.last = t;
     }
 
+    #[inline]
     /// Records the state at the end of second `i`.
     pub fn sample(&mut self, i: usize) {
         let (in_flight, queue) = (self.in_flight(), self.queued());
@@ -139,6 +141,7 @@ impl Svc {
         &mut self.series[i]
     }
 
+    #[inline]
     /// A new request slot.
     pub fn alloc(&mut self, caller: Caller, caller_seq: u32, root: u32, t: Nanos) -> u32 {
         let fresh = |gen, seq| Job {
@@ -167,6 +170,7 @@ impl Svc {
         }
     }
 
+    #[inline]
     /// Frees request slot `j`; returns it.
     pub fn release(&mut self, j: u32) -> Job {
         let job = &mut self.jobs[j as usize];
@@ -179,6 +183,7 @@ impl Svc {
         old
     }
 
+    #[inline]
     pub fn set_slowdown(&mut self, f: f64) {
         self.slowdown = f;
         if let SvcKind::S5(s) = &mut self.kind {
@@ -186,6 +191,7 @@ impl Svc {
         }
     }
 
+    #[inline]
     pub fn come_up(&mut self) {
         self.down = false;
         if let SvcKind::S5(s) = &mut self.kind {

@@ -1,7 +1,9 @@
 //! A scenario's services resolved to indices and checked: names unique, calls to known
 //! services, no cycles, ranges.
 
-use super::config::{ServiceConfig, ServiceTime, MAX_CALLS, MAX_SERVICES, MAX_WORKERS};
+use super::config::{
+    ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE, MAX_SERVICES, MAX_WORKERS,
+};
 use crate::queue::{nanos, Nanos};
 use crate::scenario::{Scenario, ScenarioError};
 use rebound_retry::Spec;
@@ -70,9 +72,9 @@ impl Topology {
                 return Err(bad("service.name", at(&c.name), "a unique name of 1 to 64 characters"));
             }
             if c.workers == 0 || c.workers > MAX_WORKERS {
-                return Err(bad("service.workers", at(&c.workers), "an integer in [1, 1000000]"));
+                return Err(bad("service.workers", at(&c.workers), "an integer in [1, 100000]"));
             }
-            if c.queue > MAX_WORKERS {
+            if c.queue > MAX_QUEUE {
                 return Err(bad("service.queue", at(&c.queue), "an integer in [0, 1000000]"));
             }
             if c.calls.len() > MAX_CALLS {
@@ -100,6 +102,12 @@ impl Topology {
                 deadline_propagation: c.deadline_propagation,
                 calls,
             });
+        }
+        if let Some(r) = sc.clients.rate {
+            if r.per_s * sc.duration.as_secs_f64() > MAX_ARRIVALS {
+                let v = format!("{}/s for {}s", r.per_s, sc.duration.as_secs());
+                return Err(bad("clients.rate", v, "at most 1e9 arrivals in the run (rate x duration)"));
+            }
         }
         let entry = match &sc.clients.calls {
             None => 0,

@@ -26,14 +26,18 @@ pub(super) enum Failure {
 }
 
 impl Engine<'_> {
+    #[inline]
     pub(super) fn user_start(&mut self, t: Nanos, c: u32) {
         self.retrier.start(c, t);
         let u = &mut self.users[c as usize];
         u.tries = 0;
-        u.root = self.roots.open();
+        if self.calls {
+            u.root = self.roots.open();
+        }
         self.user_send(t, c);
     }
 
+    #[inline]
     /// An open-loop arrival: a new user slot, then the next arrival.
     pub(super) fn user_arrive(&mut self, t: Nanos) {
         let c = match self.free_users.pop() {
@@ -49,6 +53,7 @@ impl Engine<'_> {
         self.next_arrival(t);
     }
 
+    #[inline]
     pub(super) fn next_arrival(&mut self, t: Nanos) {
         if let Some((exp, rng)) = &mut self.arrivals {
             let gap = exp.sample(rng).min(1e9);
@@ -56,11 +61,13 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     fn is_waiting(&self, c: u32, seq: u32) -> bool {
         let u = self.users[c as usize];
         u.waiting && u.seq == seq
     }
 
+    #[inline]
     pub(super) fn user_send(&mut self, t: Nanos, c: u32) {
         match self.retrier.admit(c, t) {
             Admission::Send => {}
@@ -73,6 +80,7 @@ impl Engine<'_> {
         self.user_send_now(t, c);
     }
 
+    #[inline]
     pub(super) fn user_send_now(&mut self, t: Nanos, c: u32) {
         let u = &mut self.users[c as usize];
         u.seq = u.seq.wrapping_add(1);
@@ -86,6 +94,7 @@ impl Engine<'_> {
         self.q.push_lane(TIMEOUTS, t.saturating_add(self.timeout), Ev::Timeout(c, seq));
     }
 
+    #[inline]
     pub(super) fn user_timeout(&mut self, t: Nanos, c: u32, seq: u32) {
         if self.is_waiting(c, seq) {
             self.svcs[self.topo.entry].point(t).timedout += 1;
@@ -93,6 +102,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     pub(super) fn user_reply(&mut self, t: Nanos, c: u32, seq: u32, ok: bool) {
         if !self.is_waiting(c, seq) {
             return;
@@ -104,6 +114,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     fn user_fail(&mut self, t: Nanos, c: u32, how: Failure) {
         self.users[c as usize].waiting = false;
         let p = self.rec.at(t);
@@ -120,6 +131,7 @@ impl Engine<'_> {
         self.retry_or_give_up(t, c, cause, true);
     }
 
+    #[inline]
     fn retry_or_give_up(&mut self, t: Nanos, c: u32, cause: RetryCause, sent: bool) {
         match self.retrier.on_failure(c, t, cause, sent) {
             Some(d) => {
@@ -133,6 +145,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     fn user_succeed(&mut self, t: Nanos, c: u32) {
         self.users[c as usize].waiting = false;
         self.rec.at(t).ok += 1;
@@ -141,10 +154,16 @@ impl Engine<'_> {
         self.user_done(t.saturating_add(nanos(pause)), c);
     }
 
+    #[inline]
     /// The user's request is over (answered or given up): the next one (closed loop) or the
     /// slot's release (open loop).
     fn user_done(&mut self, t: Nanos, c: u32) {
-        self.roots.release(self.users[c as usize].root);
+        let u = self.users[c as usize];
+        if self.calls {
+            self.roots.release(u.root);
+        } else {
+            self.roots.add(self.topo.entry, u.tries);
+        }
         if self.arrivals.is_some() {
             self.free_users.push(c);
         } else {
@@ -152,6 +171,7 @@ impl Engine<'_> {
         }
     }
 
+    #[inline]
     pub(super) fn think_then_send(&mut self, t: Nanos, c: u32) {
         let think = self.think.sample(&mut self.rng);
         self.q.push(t.saturating_add(nanos(Duration::from_secs_f64(think.min(1e9)))), Ev::Think(c));
