@@ -75,6 +75,14 @@ pub(crate) fn check(s: &Scenario) -> Result<(), ScenarioError> {
 /// # Errors
 /// [`ScenarioError::Invalid`] for such a policy (field `policies`).
 pub fn check_policy(spec: &Spec) -> Result<(), ScenarioError> {
+    if spec.hedge().is_some() {
+        // Refused rather than ignored: the service-graph engine sends no hedged copies yet.
+        return Err(invalid(
+            "policies",
+            spec,
+            "a policy without hedge=: the lab's service-graph engine does not simulate hedged requests yet (the library's hedge_async does them)",
+        ));
+    }
     let Some(p) = spec.policy() else { return Ok(()) };
     let grows = match p.schedule() {
         rebound_retry::Schedule::Linear { step } => !step.is_zero(),

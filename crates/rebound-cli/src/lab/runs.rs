@@ -78,6 +78,9 @@ pub fn check_bounds(s: &Scenario) -> Result<(), String> {
             ));
         }
     }
+    for p in &s.policies {
+        rebound_sim::check_policy(p).map_err(|e| e.to_string())?;
+    }
     if s.policies.len() > b.max_policies {
         return Err(format!(
             "{} policies is past the lab's bound: at most {}",
