@@ -73,6 +73,8 @@
 //! | `rebound_throttle_rejections_total` | counter | — | a client-side throttle rejects an attempt |
 //! | `rebound_responsive_delay_seconds` | gauge | — | a shared `Responsive` backoff's delay, after each report |
 //! | `rebound_responsive_reports_total` | counter | `outcome`: `failure`, `success` | a failure or success is reported to a shared `Responsive` |
+//! | `rebound_breaker_transitions_total` | counter | `to`: `open`, `half_open`, `closed` | a `CircuitBreaker` changes state |
+//! | `rebound_breaker_rejections_total` | counter | — | a `CircuitBreaker` rejects a call without making it |
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]
 #![cfg_attr(docsrs, feature(doc_cfg))]

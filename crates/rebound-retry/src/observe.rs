@@ -36,6 +36,12 @@ pub const RESPONSIVE_DELAY: &str = "rebound_responsive_delay_seconds";
 /// Counter: reports to a shared responsive backoff; label `outcome` (`failure`, `success`).
 pub const RESPONSIVE_REPORTS: &str = "rebound_responsive_reports_total";
 
+/// Counter: circuit breaker state changes; label `to` (`open`, `half_open`, `closed`).
+pub const BREAKER_TRANSITIONS: &str = "rebound_breaker_transitions_total";
+/// Counter: calls a circuit breaker rejected without making them (open, or half-open with every
+/// probe slot taken).
+pub const BREAKER_REJECTIONS: &str = "rebound_breaker_rejections_total";
+
 /// The `reason` label of a give-up.
 pub fn reason(give_up: GiveUp) -> &'static str {
     match give_up {
@@ -109,6 +115,28 @@ pub(crate) fn give_up(why: GiveUp, attempts: u64) {
     .increment(1);
     #[cfg(feature = "tracing")]
     tracing::debug!(attempts, reason = reason(why), "gave up");
+}
+
+/// A circuit breaker changed state to `to`.
+#[inline(always)]
+pub(crate) fn breaker_transition(to: crate::BreakerState) {
+    let _ = to;
+    #[cfg(feature = "metrics")]
+    match to {
+        crate::BreakerState::Open => metrics::counter!(BREAKER_TRANSITIONS, "to" => "open"),
+        crate::BreakerState::HalfOpen => metrics::counter!(BREAKER_TRANSITIONS, "to" => "half_open"),
+        crate::BreakerState::Closed => metrics::counter!(BREAKER_TRANSITIONS, "to" => "closed"),
+    }
+    .increment(1);
+    #[cfg(feature = "tracing")]
+    tracing::debug!(to = ?to, "circuit breaker state change");
+}
+
+/// A circuit breaker rejected a call.
+#[inline(always)]
+pub(crate) fn breaker_rejected() {
+    #[cfg(feature = "metrics")]
+    metrics::counter!(BREAKER_REJECTIONS).increment(1);
 }
 
 /// A client-side throttle made an attempt wait `wait` (`Some`) or rejected it (`None`).
@@ -188,4 +216,6 @@ pub fn describe() {
     describe_histogram!(THROTTLE_WAIT, Unit::Seconds, "Waits a client-side throttle imposed before attempts");
     describe_gauge!(RESPONSIVE_DELAY, Unit::Seconds, "A shared responsive backoff's current delay");
     describe_counter!(RESPONSIVE_REPORTS, "Failures and successes reported to a shared responsive backoff");
+    describe_counter!(BREAKER_TRANSITIONS, "Circuit breaker state changes, by the state entered");
+    describe_counter!(BREAKER_REJECTIONS, "Calls a circuit breaker rejected without making them");
 }

@@ -221,3 +221,24 @@ async fn the_async_executor_runs_in_its_span_too() {
     assert!(lines[0].contains("retrying attempt=1 delay_s=0.1 reason=\"error\""), "{text}");
     assert!(lines[1].contains("gave up attempts=2 reason=\"exhausted\""), "{text}");
 }
+
+#[test]
+fn a_breaker_counts_its_state_changes_and_rejections() {
+    use rebound_retry::CircuitBreaker;
+    let clock = ManualClock::new();
+    let breaker = CircuitBreaker::consecutive(2, Duration::from_secs(10)).build().unwrap();
+    let m = record(|| {
+        for _ in 0..2 {
+            let permit = breaker.try_acquire(&clock).unwrap();
+            breaker.on_failure(permit, &clock);
+        }
+        assert!(breaker.try_acquire(&clock).is_err(), "open after two failures");
+        clock.advance(Duration::from_secs(10));
+        let probe = breaker.try_acquire(&clock).unwrap();
+        breaker.on_success(probe, &clock);
+    });
+    assert_eq!(m["rebound_breaker_transitions_total{to=open}"], [1.0]);
+    assert_eq!(m["rebound_breaker_transitions_total{to=half_open}"], [1.0]);
+    assert_eq!(m["rebound_breaker_transitions_total{to=closed}"], [1.0]);
+    assert_eq!(m["rebound_breaker_rejections_total{}"], [1.0]);
+}

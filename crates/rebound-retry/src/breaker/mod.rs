@@ -248,7 +248,11 @@ impl CircuitBreaker {
             let start = if self.cfg.timed() { Some(clock.now()) } else { None };
             return Ok(BreakerPermit { generation: packed >> 2, start, probe: false });
         }
-        self.acquire_slow(clock.now())
+        let acquired = self.acquire_slow(clock.now());
+        if acquired.is_err() {
+            crate::observe::breaker_rejected();
+        }
+        acquired
     }
 
     /// Reports that the call succeeded.
@@ -288,7 +292,9 @@ impl CircuitBreaker {
     }
 
     fn notify(&self, change: Option<StateChange>) {
-        if let (Some(change), Some(hook)) = (change, &self.hook) {
+        let Some(change) = change else { return };
+        crate::observe::breaker_transition(change.to);
+        if let Some(hook) = &self.hook {
             hook(change);
         }
     }
