@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one cargo-fuzz target for a while: scripts/fuzz.sh TARGET SECONDS
 #
-# Targets (fuzz/fuzz_targets/): spec, headers, scenario, advise. Needs a nightly toolchain
+# Targets (fuzz/fuzz_targets/): spec, headers, signals, scenario, advise. Needs a nightly toolchain
 # (`rustup toolchain install nightly`); installs cargo-fuzz if it is missing. Seeds come from
 # fuzz/corpus/TARGET (committed, from README's examples); what the fuzzer finds new goes to
 # fuzz/corpus-work/TARGET (not committed), crashes to fuzz/artifacts/TARGET. The build goes to
@@ -10,7 +10,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 TARGET SECONDS   (TARGET: spec, headers, scenario, advise)" >&2
+    echo "usage: $0 TARGET SECONDS   (TARGET: spec, headers, signals, scenario, advise)" >&2
     exit 2
 }
 [ $# -eq 2 ] || usage

@@ -88,7 +88,7 @@ async fn a_runs_json_equals_storm_json_for_the_same_input() {
 #[tokio::test]
 async fn events_stream_each_policy_then_the_result() {
     let lab = Lab::start();
-    let body = json!({ "scenario": "duration = \"30s\"\n[clients]\ncount = 200", "policies": ["constant:base=1s", "constant:base=2s"] });
+    let body = json!({ "scenario": "duration = \"50s\"\n[clients]\ncount = 200", "policies": ["constant:base=1s", "constant:base=2s"] });
     let (_, started) = post(&format!("{}api/runs", lab.url), &body).await;
     let events = format!("{}api/runs/{}/events", lab.url, started["id"]);
     let text = tokio::time::timeout(Duration::from_secs(60), async {
@@ -150,7 +150,7 @@ async fn a_service_graph_runs_with_a_panel_of_figures_per_service() {
         .iter()
         .find(|s| s["graph"] == true)
         .expect("a graph example");
-    let toml = graph["toml"].as_str().unwrap().replace("duration = \"120s\"", "duration = \"20s\"");
+    let toml = graph["toml"].as_str().unwrap().replace("duration = \"120s\"", "duration = \"60s\"");
     let body = json!({ "scenario": toml, "policies": ["constant:base=100ms,max-retries=2"] });
     let (status, started) = post(&format!("{}api/runs", lab.url), &body).await;
     assert_eq!(status, 202, "{started}");
