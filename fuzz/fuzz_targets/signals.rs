@@ -7,21 +7,11 @@
 use libfuzzer_sys::fuzz_target;
 use rebound_retry::http::{
     parse_ratelimit, parse_ratelimit_policy, parse_x_amz_retry_after, parse_x_ratelimit_remaining,
-    parse_x_ratelimit_reset, ServerSignals,
+    parse_x_ratelimit_reset, ServerSignals, SIGNAL_HEADERS,
 };
 use rebound_retry::Spec;
 use std::time::{Duration, SystemTime};
 
-const NAMES: [&str; 8] = [
-    "retry-after",
-    "x-amz-retry-after",
-    "grpc-retry-pushback-ms",
-    "ratelimit",
-    "ratelimit-policy",
-    "x-ratelimit-remaining",
-    "x-ratelimit-reset",
-    "RateLimit",
-];
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -31,12 +21,14 @@ fuzz_target!(|data: &[u8]| {
     let _ = parse_x_ratelimit_remaining(text);
     let _ = parse_x_ratelimit_reset(text, now);
     let _ = parse_x_amz_retry_after(text);
-    // Header lines: the first byte picks the header, the rest (split on '\n') are values.
-    let lines: Vec<(&str, &str)> = text
-        .split('\n')
-        .enumerate()
-        .map(|(i, v)| (NAMES[(i + usize::from(data.first().copied().unwrap_or(0))) % NAMES.len()], v))
+    // Header lines: the first byte picks the first header, the rest (split on '\n') are values;
+    // every other line's name is upper-cased (header names are case-insensitive).
+    let first = usize::from(data.first().copied().unwrap_or(0));
+    let names: Vec<String> = (0..SIGNAL_HEADERS.len())
+        .map(|i| if i % 2 == 0 { SIGNAL_HEADERS[i].to_string() } else { SIGNAL_HEADERS[i].to_ascii_uppercase() })
         .collect();
+    let lines: Vec<(&str, &str)> =
+        text.split('\n').enumerate().map(|(i, v)| (names[(i + first) % names.len()].as_str(), v)).collect();
     let signals = ServerSignals::from_header_lines(lines.iter().copied(), now);
     let _ = signals.wait_hint();
     let _ = signals.do_not_retry();
