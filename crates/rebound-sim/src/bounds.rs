@@ -4,7 +4,8 @@
 //!
 //! - Every duration is at most a day, the longest run, and `server.tick` at least 1 ms: a
 //!   request re-checks its delay every tick, so a nanosecond tick is a billion events a second.
-//! - The clients offer at most [`MAX_OFFERED_RATE`] requests per second (`count / think`).
+//! - The clients offer at most [`MAX_OFFERED_RATE`] requests per second (`count / think`; with
+//!   no think time, `count / give_up_pause`).
 //! - `status_interval` is at most the run.
 //! - An outage starts and ends within the run. One that starts at 0 s (a dependency down for the
 //!   whole run) is allowed: with no goodput before it, the run is never said to recover (see
@@ -46,7 +47,18 @@ pub(crate) fn check(s: &Scenario) -> Result<(), ScenarioError> {
     }
     let c = &s.clients;
     within("clients.think", c.think, Duration::ZERO, "a duration in (0s, 1day]")?;
-    if f64::from(c.count) / c.think.as_secs_f64() > MAX_OFFERED_RATE {
+    within("clients.give_up_pause", c.give_up_pause, Duration::ZERO, "a duration in [0s, 1day]")?;
+    if c.think.is_zero() {
+        // No think time: a client resubmits as soon as a request ends, so only the pause after
+        // a give-up bounds how fast refused-and-abandoned requests come back.
+        if f64::from(c.count) / c.give_up_pause.as_secs_f64() > MAX_OFFERED_RATE {
+            return Err(invalid(
+                "clients.give_up_pause",
+                fmt(c.give_up_pause),
+                "at least clients.count / 1000000 s when clients.think is 0s",
+            ));
+        }
+    } else if f64::from(c.count) / c.think.as_secs_f64() > MAX_OFFERED_RATE {
         return Err(invalid(
             "clients.think",
             fmt(c.think),

@@ -9,6 +9,11 @@
 //! up. With a fixed 1 s interval, `N` clients refused every second cost `N * 2.5 ms` per second,
 //! so near `N = 400` the processor does nothing but refuse.
 //!
+//! The run is the service-graph engine's ([`crate::graph`]): [`CapacityConfig::scenario`] is one
+//! service with one worker, a constant service time, a queue and a `refusal_cost`, called by
+//! closed-loop users with no think time, a `give_up_pause` and no timeout (they wait for their
+//! job), without an outage. `examples/scenarios/s2-capacity.toml` is the same scenario in TOML.
+//!
 //! ```
 //! use rebound_sim::capacity::{run, CapacityConfig};
 //! let cfg = CapacityConfig { clients: 50, ..CapacityConfig::default() };
@@ -17,22 +22,20 @@
 //! # Ok::<(), rebound_retry::ConfigError>(())
 //! ```
 
-use crate::queue::{nanos, EventQueue, SECOND};
-use crate::retrier::Retrier;
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-use rebound_retry::budget::RetryCause;
-use rebound_retry::throttle::Admission;
+use crate::graph::{self, ServiceConfig, ServiceTime, Until};
+use crate::queue::SECOND;
+use crate::scenario::{Clients, OutageKind, Scenario};
 use rebound_retry::Spec;
 use serde::Serialize;
-use std::collections::VecDeque;
 use std::time::Duration;
 
 /// The capacity experiment's settings.
 ///
 /// # Default
-/// 100 clients, 10 ms per job (100 jobs/s), a queue of 50 jobs, 2.5 ms per refusal, no think
-/// time, 1 s before the next job after giving one up, 180 s runs of which the first 60 s are warm-up (the backoffs' ramp up), seed 1.
+/// 100 clients, 10 ms per job (100 jobs/s), a queue of 50 jobs, 2.5 ms per refusal, 1 s before
+/// the next job after giving one up, 180 s runs of which the first 60 s are warm-up (the
+/// backoffs' ramp up), seed 1. Clients have no think time: a client submits its next job as
+/// soon as the last one completes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CapacityConfig {
     /// Clients in the closed loop, ≥ 1.
@@ -43,8 +46,6 @@ pub struct CapacityConfig {
     pub queue: u32,
     /// Processor time spent refusing one arrival when the queue is full.
     pub refusal_cost: Duration,
-    /// Time a client waits between a job's completion and its next job.
-    pub think: Duration,
     /// Time a client waits after abandoning a job (its policy or budget gave up) before its
     /// next one, > 0 (without it a client with no think time would resubmit at once, forever).
     pub give_up_pause: Duration,
@@ -63,7 +64,6 @@ impl Default for CapacityConfig {
             service_time: Duration::from_millis(10),
             queue: 50,
             refusal_cost: Duration::from_micros(2500),
-            think: Duration::ZERO,
             give_up_pause: Duration::from_secs(1),
             duration: Duration::from_secs(180),
             warmup: Duration::from_secs(60),
@@ -89,110 +89,59 @@ pub struct CapacityReport {
     pub gave_up: u64,
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Ev {
-    Submit(u32),
-    /// A submission the throttle has already admitted (after its pacing wait).
-    Admitted(u32),
-    Done(u64),
-}
-
-/// Runs the capacity experiment with every client following `spec`.
+/// Runs the capacity experiment with every client following `spec`, on the service-graph
+/// engine ([`CapacityConfig::scenario`]).
 ///
 /// Deterministic: the same config (seed included) and spec give the same report.
 ///
 /// # Panics
 /// Never for a config that [`CapacityConfig::validate`] accepts.
 pub fn run(cfg: &CapacityConfig, spec: &Spec) -> CapacityReport {
-    let mut rng = SmallRng::seed_from_u64(cfg.seed);
-    let mut retrier = Retrier::new(spec, cfg.clients, cfg.seed);
-    let mut q = EventQueue::new();
-    let (service, refusal, think) = (nanos(cfg.service_time), nanos(cfg.refusal_cost), nanos(cfg.think));
-    let after_give_up = think.max(nanos(cfg.give_up_pause));
-    let (end, warm) = (nanos(cfg.duration), nanos(cfg.warmup));
-    for c in 0..cfg.clients {
-        q.push(rng.random_range(0..SECOND), Ev::Submit(c));
-    }
-    let mut waiting: VecDeque<u32> = VecDeque::new();
-    // The job in service: its client and when it completes; `gen` marks the current Done event.
-    let mut current: Option<u32> = None;
-    let (mut done_at, mut gen) = (0, 0u64);
-    let (mut completed, mut refused, mut gave_up, mut fresh) =
-        (0u64, 0u64, 0u64, vec![true; cfg.clients as usize]);
-    while let Some((t, ev)) = q.pop() {
-        if t >= end {
-            break;
-        }
-        match ev {
-            Ev::Submit(c) | Ev::Admitted(c) => {
-                if std::mem::take(&mut fresh[c as usize]) {
-                    retrier.start(c, t);
-                }
-                let admission =
-                    if matches!(ev, Ev::Admitted(_)) { Admission::Send } else { retrier.admit(c, t) };
-                // Whether the submission failed, and if so whether it reached the server.
-                let failed = match admission {
-                    Admission::Wait(d) => {
-                        q.push(t.saturating_add(nanos(d)), Ev::Admitted(c));
-                        None
-                    }
-                    Admission::Reject => Some(false),
-                    Admission::Send if current.is_none() => {
-                        current = Some(c);
-                        (done_at, gen) = (t.saturating_add(service), gen + 1);
-                        q.push(done_at, Ev::Done(gen));
-                        None
-                    }
-                    Admission::Send if waiting.len() < cfg.queue as usize => {
-                        waiting.push_back(c);
-                        None
-                    }
-                    Admission::Send => {
-                        // Refusing preempts the job in service.
-                        refused += u64::from(t >= warm);
-                        (done_at, gen) = (done_at.saturating_add(refusal), gen + 1);
-                        q.push(done_at, Ev::Done(gen));
-                        Some(true)
-                    }
-                };
-                if let Some(sent) = failed {
-                    match retrier.on_failure(c, t, RetryCause::Error, sent) {
-                        Some(d) => q.push(t.saturating_add(nanos(d)), Ev::Submit(c)),
-                        None => {
-                            gave_up += 1;
-                            fresh[c as usize] = true;
-                            q.push(t.saturating_add(after_give_up), Ev::Submit(c));
-                        }
-                    }
-                }
-            }
-            Ev::Done(g) if g == gen => {
-                let c = current.take().expect("a Done event has a job in service");
-                completed += u64::from(t >= warm);
-                fresh[c as usize] = true;
-                let pause = nanos(retrier.on_success(c, t));
-                q.push(t.saturating_add(think.saturating_add(pause)), Ev::Submit(c));
-                if let Some(next) = waiting.pop_front() {
-                    current = Some(next);
-                    (done_at, gen) = (t.saturating_add(service), gen + 1);
-                    q.push(done_at, Ev::Done(gen));
-                }
-            }
-            Ev::Done(_) => {}
-        }
-    }
-    let measured = (end - warm) as f64 / SECOND as f64;
+    let (storm, measured) = graph::run_measured(&cfg.scenario(), spec, Until::End, cfg.warmup);
+    let measured_s = (cfg.duration.saturating_sub(cfg.warmup)).as_nanos() as f64 / SECOND as f64;
+    let refused = measured.shed as f64;
     CapacityReport {
         policy: spec.to_string(),
         clients: cfg.clients,
-        throughput: completed as f64 / measured,
-        refusals_per_s: refused as f64 / measured,
-        refusing_share: (refused as f64 * cfg.refusal_cost.as_secs_f64() / measured).min(1.0),
-        gave_up,
+        throughput: measured.ok as f64 / measured_s,
+        refusals_per_s: refused / measured_s,
+        refusing_share: (refused * cfg.refusal_cost.as_secs_f64() / measured_s).min(1.0),
+        gave_up: storm.gave_up,
     }
 }
 
 impl CapacityConfig {
+    /// The experiment as a service-graph scenario: one service `processor` (one worker, a
+    /// constant `service_time`, `queue`, `refusal_cost`) and `clients` users with no think time,
+    /// the `give_up_pause`, a timeout of a day (longer than any run: they wait for their job),
+    /// no outage. (It bypasses [`Scenario::validate`]'s offered-load bound, which the sweep's
+    /// ten million clients would exceed; [`CapacityConfig::validate`] bounds it instead.)
+    pub fn scenario(&self) -> Scenario {
+        let mut sc = Scenario {
+            seed: self.seed,
+            duration: self.duration,
+            status_interval: self.duration.min(Duration::from_secs(5)),
+            clients: Clients {
+                count: self.clients,
+                think: Duration::ZERO,
+                give_up_pause: self.give_up_pause,
+                timeout: Duration::from_secs(86_400),
+                ..Clients::default()
+            },
+            services: vec![ServiceConfig {
+                name: "processor".into(),
+                workers: 1,
+                queue: self.queue,
+                refusal_cost: self.refusal_cost,
+                service_time: ServiceTime::Constant(self.service_time),
+                ..ServiceConfig::default()
+            }],
+            ..Scenario::default()
+        };
+        sc.outage.kind = OutageKind::None;
+        sc
+    }
+
     /// Checks every field's range.
     ///
     /// # Errors
@@ -209,8 +158,17 @@ impl CapacityConfig {
         if self.give_up_pause.is_zero() {
             return bad("give-up-pause", "0s".into(), "a duration > 0");
         }
-        if self.queue == 0 {
-            return bad("queue", "0".into(), "an integer >= 1");
+        if self.queue == 0 || self.queue > graph::MAX_QUEUE {
+            return bad("queue", self.queue.to_string(), "an integer in [1, 10000000]");
+        }
+        if self.service_time > Duration::from_secs(3600) {
+            return bad("service-time", format!("{:?}", self.service_time), "a duration in (0s, 1h]");
+        }
+        if self.refusal_cost > graph::MAX_REFUSAL_COST {
+            return bad("refusal-cost", format!("{:?}", self.refusal_cost), "a duration in [0s, 1h]");
+        }
+        if self.give_up_pause > Duration::from_secs(86_400) {
+            return bad("give-up-pause", format!("{:?}", self.give_up_pause), "a duration in (0s, 1day]");
         }
         if self.duration.is_zero() || self.duration > Duration::from_secs(86_400) {
             return bad("duration", format!("{:?}", self.duration), "a duration in (0s, 1day]");

@@ -48,7 +48,9 @@
 //!
 //! ## The capacity model ([`capacity`], S2)
 //! One processor, a bounded queue, a processor-time cost for every refusal, and clients in a
-//! closed loop: the model of Thain's figure, where fixed-interval retries starve the server.
+//! closed loop: the model of Thain's figure, where fixed-interval retries starve the server. It
+//! is a configuration of the service graph: one service with one worker, a queue of 50 and a
+//! `refusal_cost`, called by users with no think time and a `give_up_pause`.
 //!
 //! ```
 //! use rebound_sim::{storm, Scenario};

@@ -91,9 +91,15 @@ pub struct Clients {
     /// Number of clients (default 1000), in [1, 10,000,000].
     pub count: u32,
     /// Mean think time between a client's requests, exponentially distributed (default 10 s,
-    /// S5's `-lambda`), > 0.
+    /// S5's `-lambda`), > 0; or `0s`: no think time, the next request at once (S2's clients;
+    /// needs `give_up_pause`).
     #[serde(with = "crate::serde_duration")]
     pub think: Duration,
+    /// Time a closed-loop client waits after its policy gave up on a request, before it thinks
+    /// and starts the next one (default 0 s), at most a day; > 0 when `think` is 0 (else a
+    /// request refused at once and given up at once would be resubmitted at once, forever).
+    #[serde(with = "crate::serde_duration", skip_serializing_if = "Duration::is_zero")]
+    pub give_up_pause: Duration,
     /// Per-attempt timeout (default 2 s), > 0.
     #[serde(with = "crate::serde_duration")]
     pub timeout: Duration,
@@ -180,6 +186,7 @@ impl Default for Clients {
         Clients {
             count: 1000,
             think: Duration::from_secs(10),
+            give_up_pause: Duration::ZERO,
             timeout: Duration::from_secs(2),
             rate: None,
             calls: None,
@@ -301,8 +308,12 @@ impl Scenario {
         if c.count == 0 || c.count > 10_000_000 {
             return Err(invalid("clients.count", c.count, "an integer in [1, 10000000]"));
         }
-        if c.think.is_zero() {
-            return Err(invalid("clients.think", "0s", "a duration > 0"));
+        if c.think.is_zero() && c.give_up_pause.is_zero() {
+            return Err(invalid(
+                "clients.think",
+                "0s",
+                "a duration > 0, or 0s with clients.give_up_pause > 0",
+            ));
         }
         if c.timeout.is_zero() {
             return Err(invalid("clients.timeout", "0s", "a duration > 0"));

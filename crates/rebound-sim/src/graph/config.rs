@@ -13,8 +13,10 @@ pub const MAX_SERVICES: usize = 64;
 pub const MAX_CALLS: usize = 16;
 /// Most workers of one service (each call keeps retry state per worker).
 pub const MAX_WORKERS: u32 = 100_000;
-/// Most queue places of one service.
-pub const MAX_QUEUE: u32 = 1_000_000;
+/// Most queue places of one service (S2's sweep takes `--queue` up to this).
+pub const MAX_QUEUE: u32 = 10_000_000;
+/// The longest `refusal_cost`.
+pub const MAX_REFUSAL_COST: Duration = Duration::from_secs(3600);
 /// Most open-loop arrivals in one run (`rate × duration`).
 pub const MAX_ARRIVALS: f64 = 1e9;
 
@@ -22,7 +24,7 @@ pub const MAX_ARRIVALS: f64 = 1e9;
 ///
 /// # Default
 /// Named `server`, 64 workers, a queue of 256, an exponential service time of mean 10 ms, no
-/// deadline propagation, no downstream calls.
+/// deadline propagation, refusals free, no downstream calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ServiceConfig {
@@ -30,9 +32,14 @@ pub struct ServiceConfig {
     pub name: String,
     /// Requests served at once, in [1, 100,000] (ignored by `s5`, which has no limit).
     pub workers: u32,
-    /// Requests waiting for a worker, in [0, 1,000,000]; an arrival past them is shed (refused
+    /// Requests waiting for a worker, in [0, 10,000,000]; an arrival past them is shed (refused
     /// at once). For `s5`: see `[server] backlog`.
     pub queue: u32,
+    /// Processor time spent refusing one shed arrival, in [0, 1 h] (S2's capacity server: 2.5
+    /// ms): it preempts the request on the service's first worker, whose own work ends that
+    /// much later (see [`crate::graph`]). Not for `s5`.
+    #[serde(with = "crate::serde_duration", skip_serializing_if = "Duration::is_zero")]
+    pub refusal_cost: Duration,
     /// The time a worker spends on a request besides its downstream calls.
     pub service_time: ServiceTime,
     /// `true`: a request whose caller already gave up on it (timed out) is dropped when a
@@ -49,6 +56,7 @@ impl Default for ServiceConfig {
             name: "server".into(),
             workers: 64,
             queue: 256,
+            refusal_cost: Duration::ZERO,
             service_time: ServiceTime::Exponential(Duration::from_millis(10)),
             deadline_propagation: false,
             calls: Vec::new(),

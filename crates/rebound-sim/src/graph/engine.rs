@@ -9,7 +9,7 @@ use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::{OutageKind, Scenario};
 use rand::rngs::SmallRng;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_distr::Exp;
 use rebound_retry::Spec;
 
@@ -29,7 +29,7 @@ pub(super) enum Caller {
 impl Caller {
     /// Packs a caller into 32 bits for S5's server: a user below 2³¹ (open-loop users are
     /// bounded by 1e9 arrivals), a request slot as `2³¹ | service << 24 | slot` (at most 64
-    /// services and 1.1 million slots per service, bounded at parse time).
+    /// services and 10.1 million slots per service, bounded at parse time).
     #[inline]
     pub fn encode(self) -> u32 {
         match self {
@@ -93,7 +93,15 @@ pub(super) struct Engine<'a> {
     pub topo: Topology,
     pub q: EventQueue<Ev>,
     pub rng: SmallRng,
-    pub think: Exp<f64>,
+    /// The users' think time; `None`: none (`clients.think = 0s`).
+    pub think: Option<Exp<f64>>,
+    /// A closed-loop user's wait after giving up, before thinking.
+    pub give_up_pause: Nanos,
+    /// The run's end.
+    pub end: Nanos,
+    /// What [`Measured`] counts from.
+    pub measure_from: Nanos,
+    pub measured: Measured,
     pub arrivals: Option<(Exp<f64>, SmallRng)>,
     pub timeout: Nanos,
     pub users: Vec<User>,
@@ -109,10 +117,31 @@ pub(super) struct Engine<'a> {
     pub sampled: u64,
 }
 
+/// The entry service's answers and sheds from a given time on (after a warm-up), counted at the
+/// event: S2's throughput and refusal rate ([`crate::capacity`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Measured {
+    /// Requests the entry service answered OK at or after the time.
+    pub ok: u64,
+    /// Arrivals the entry service shed at or after the time.
+    pub shed: u64,
+}
+
 /// Runs `scenario` with its users following `spec`, as far as `until` says: the raw engine
 /// behind [`crate::storm::run`].
 pub fn run(scenario: &Scenario, spec: &Spec, until: Until) -> crate::StormReport {
+    run_measured(scenario, spec, until, std::time::Duration::ZERO).0
+}
+
+/// [`run`], also counting the entry service's answers and sheds from `from` on.
+pub fn run_measured(
+    scenario: &Scenario,
+    spec: &Spec,
+    until: Until,
+    from: std::time::Duration,
+) -> (crate::StormReport, Measured) {
     let mut e = Engine::new(scenario, spec);
+    e.measure_from = nanos(from);
     let end = nanos(scenario.duration);
     let outage_over = match scenario.outage.kind {
         OutageKind::None => 0,
@@ -138,7 +167,8 @@ pub fn run(scenario: &Scenario, spec: &Spec, until: Until) -> crate::StormReport
         }
     }
     e.advance(end);
-    e.finish(spec)
+    let measured = e.measured;
+    (e.finish(spec), measured)
 }
 
 impl<'a> Engine<'a> {
@@ -155,7 +185,12 @@ impl<'a> Engine<'a> {
             sc,
             q: EventQueue::new(),
             rng: SmallRng::seed_from_u64(sc.seed),
-            think: Exp::new(1.0 / sc.clients.think.as_secs_f64()).expect("think > 0 is validated"),
+            think: (!sc.clients.think.is_zero())
+                .then(|| Exp::new(1.0 / sc.clients.think.as_secs_f64()).expect("think > 0 is finite")),
+            give_up_pause: nanos(sc.clients.give_up_pause),
+            end,
+            measure_from: 0,
+            measured: Measured::default(),
             arrivals: open,
             timeout: nanos(sc.clients.timeout),
             users: vec![User::default(); n as usize],
@@ -170,6 +205,12 @@ impl<'a> Engine<'a> {
         };
         if e.arrivals.is_some() {
             e.next_arrival(0);
+        } else if e.think.is_none() {
+            // No think time (S2's clients): the first requests spread over the first second.
+            for c in 0..n {
+                let at = e.rng.random_range(0..SECOND);
+                e.q.push(at, Ev::Think(c));
+            }
         } else {
             for c in 0..n {
                 e.think_then_send(0, c);

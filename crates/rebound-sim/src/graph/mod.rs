@@ -1,21 +1,29 @@
 //! The service graph: users calling a stack of services that call each other, with retries at
-//! every hop. The one engine behind `rebound storm`, `map` and `advise`.
+//! every hop. The one engine behind `rebound storm`, `map`, `advise` and `sweep` (S2's capacity
+//! server is one service of this graph: see [`crate::capacity`]).
 //!
 //! ## The model
 //! | part | key | unit | default |
 //! |---|---|---|---|
-//! | users, closed loop (S5) | `clients.count`, `clients.think` (mean, exponential) | users, duration | 1000, 10 s |
+//! | users, closed loop (S5) | `clients.count`, `clients.think` (mean, exponential; `0s`: none, S2) | users, duration | 1000, 10 s |
+//! | | `clients.give_up_pause`: wait after the policy gave up, before thinking (> 0 when `think` is 0) | duration | 0 s |
 //! | users, open loop | `clients.rate`: Poisson arrivals, e.g. `"500/s"` | requests/s | — |
 //! | | `clients.timeout` (per attempt), `clients.calls` (entry service) | duration, name | 2 s, first service |
 //! | service | `workers`: requests served at once | requests | 64 |
 //! | | `queue`: requests waiting for a worker; past it an arrival is *shed* | requests | 256 |
+//! | | `refusal_cost`: processor time per shed arrival, in [0, 1 h] (S2's 2.5 ms) | duration | 0 |
 //! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
 //! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
 //! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
 //! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
 //!
 //! A request arriving at a service takes a free worker, or waits in the queue, or — the queue
-//! full — is shed: refused at once, an error to its caller. A worker spends the sampled service
+//! full — is shed: refused at once, an error to its caller. Shedding is free unless the service
+//! has a `refusal_cost`: then each shed arrival preempts the request the service's first worker
+//! is working on, whose own work ends `refusal_cost` later (S2's capacity server, where the one
+//! processor refuses between jobs; with more workers, refusals all fall on the first, as on an
+//! accept thread pinned to one core). Nothing is charged while the service is paused, nor when
+//! the first worker is waiting for a downstream call. A worker spends the sampled service
 //! time on the request (× `outage.slowdown` during a capacity cut), then makes its calls in order;
 //! the worker stays busy while it waits for them. Each call is an attempt with its own timeout;
 //! on an error or a timeout the calling service's policy for that call decides whether to retry
@@ -50,6 +58,7 @@
 mod config;
 mod engine;
 mod finish;
+mod refuse;
 mod serve;
 mod service;
 mod stats;
@@ -57,9 +66,9 @@ mod topology;
 mod users;
 
 pub use config::{
-    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE, MAX_SERVICES,
-    MAX_WORKERS,
+    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
+    MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
-pub use engine::{run, Until};
+pub use engine::{run, run_measured, Measured, Until};
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};
 pub use topology::{Edge, Node, Topology};

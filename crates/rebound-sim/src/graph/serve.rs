@@ -68,6 +68,7 @@ impl Engine<'_> {
                 } else {
                     self.drop_job(t, s, j);
                     self.svcs[s].point(t).shed += 1;
+                    self.refused(t, s);
                     return false;
                 }
             }
@@ -88,14 +89,18 @@ impl Engine<'_> {
     /// A worker takes request `j` (one is idle).
     fn start(&mut self, t: Nanos, s: usize, j: u32) {
         let svc = &mut self.svcs[s];
-        let SvcKind::Workers { sampler, idle, busy, .. } = &mut svc.kind else { return };
+        let SvcKind::Workers { sampler, idle, busy, first, .. } = &mut svc.kind else { return };
         let w = idle.pop().expect("start is called with an idle worker");
         *busy += 1;
+        if w == 0 {
+            *first = j;
+        }
         let d = sampler.sample(&mut svc.rng) * svc.slowdown;
         let job = &mut svc.jobs[j as usize];
         job.worker = w;
-        let gen = job.gen;
-        self.q.push(t.saturating_add(d.min(1e18) as Nanos), Ev::Work(s as u16, j, gen));
+        job.until = t.saturating_add(d.min(1e18) as Nanos);
+        let (gen, until) = (job.gen, job.until);
+        self.q.push(until, Ev::Work(s as u16, j, gen));
     }
 
     #[inline]
@@ -173,7 +178,10 @@ impl Engine<'_> {
             }
             Ev::CallTimeout(..) => {}
             _ if !job.live || job.gen != x => {}
-            Ev::Work(..) => self.call_start(t, s, j),
+            Ev::Work(..) => {
+                svc.jobs[j as usize].until = 0;
+                self.call_start(t, s, j)
+            }
             Ev::CallRetry(..) => self.call_send(t, s, j),
             Ev::CallAdmitted(..) => self.call_send_now(t, s, j),
             _ => {}
@@ -294,6 +302,9 @@ impl Engine<'_> {
         if s == self.topo.entry {
             self.rec.residence += u128::from(latency);
             self.rec.answered += 1;
+            if ok && t >= self.measure_from {
+                self.measured.ok += 1;
+            }
         }
         if self.calls {
             self.roots.release(job.root);

@@ -24,6 +24,8 @@ pub(super) struct Job {
     pub gen: u32,
     pub live: bool,
     pub worker: u32,
+    /// When its worker's own work on it ends, while it lasts (0: not in its own work).
+    pub until: Nanos,
     /// The call in progress (index into the node's calls).
     pub call: u16,
     /// The call's attempt number, never reset.
@@ -35,7 +37,15 @@ pub(super) struct Job {
 
 pub(super) enum SvcKind {
     S5(S5Server),
-    Workers { sampler: Sampler, idle: Vec<u32>, queue: VecDeque<u32>, cap: usize, busy: u64 },
+    Workers {
+        sampler: Sampler,
+        idle: Vec<u32>,
+        queue: VecDeque<u32>,
+        cap: usize,
+        busy: u64,
+        /// The request slot the first worker took last (the one refusals preempt).
+        first: u32,
+    },
 }
 
 pub(super) struct Svc {
@@ -69,6 +79,7 @@ impl Svc {
                 queue: VecDeque::new(),
                 cap: node.queue as usize,
                 busy: 0,
+                first: u32::MAX,
             },
         };
         let retriers = node
@@ -152,6 +163,7 @@ impl Svc {
             gen,
             live: true,
             worker: 0,
+            until: 0,
             call: 0,
             seq,
             waiting: false,

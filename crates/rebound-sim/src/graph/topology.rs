@@ -2,7 +2,8 @@
 //! services, no cycles, ranges.
 
 use super::config::{
-    ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE, MAX_SERVICES, MAX_WORKERS,
+    ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE, MAX_REFUSAL_COST, MAX_SERVICES,
+    MAX_WORKERS,
 };
 use crate::queue::{nanos, Nanos};
 use crate::scenario::{Scenario, ScenarioError};
@@ -17,6 +18,8 @@ pub struct Node {
     pub workers: u32,
     /// Queue places (unused by `s5`).
     pub queue: u32,
+    /// Processor time per shed arrival, in nanoseconds (0: free).
+    pub refusal_cost: Nanos,
     /// Its service time.
     pub time: ServiceTime,
     /// Whether a dequeued request whose caller gave up is dropped.
@@ -75,7 +78,18 @@ impl Topology {
                 return Err(bad("service.workers", at(&c.workers), "an integer in [1, 100000]"));
             }
             if c.queue > MAX_QUEUE {
-                return Err(bad("service.queue", at(&c.queue), "an integer in [0, 1000000]"));
+                return Err(bad("service.queue", at(&c.queue), "an integer in [0, 10000000]"));
+            }
+            if c.refusal_cost > MAX_REFUSAL_COST {
+                let v = at(&humantime::format_duration(c.refusal_cost));
+                return Err(bad("service.refusal_cost", v, "a duration in [0s, 1h]"));
+            }
+            if c.service_time == ServiceTime::S5 && !c.refusal_cost.is_zero() {
+                return Err(bad(
+                    "service.refusal_cost",
+                    at(&"s5"),
+                    "0s for an `s5` service (it has no workers)",
+                ));
             }
             if c.calls.len() > MAX_CALLS {
                 return Err(bad("service.call", at(&c.calls.len()), "at most 16 calls per service"));
@@ -98,6 +112,7 @@ impl Topology {
                 name: c.name.clone(),
                 workers: c.workers,
                 queue: c.queue,
+                refusal_cost: nanos(c.refusal_cost),
                 time: c.service_time,
                 deadline_propagation: c.deadline_propagation,
                 calls,

@@ -91,7 +91,10 @@ impl Engine<'_> {
         if !self.arrive(t, self.topo.entry, Caller::User(c), seq, root, first) {
             return self.user_fail(t, c, Failure::Error);
         }
-        self.q.push_lane(TIMEOUTS, t.saturating_add(self.timeout), Ev::Timeout(c, seq));
+        if self.timeout < self.end {
+            // (A timeout as long as the run never fires: not scheduled.)
+            self.q.push_lane(TIMEOUTS, t.saturating_add(self.timeout), Ev::Timeout(c, seq));
+        }
     }
 
     #[inline]
@@ -140,7 +143,7 @@ impl Engine<'_> {
             }
             None => {
                 self.rec.at(t).gave_up += 1;
-                self.user_done(t, c);
+                self.user_done(t.saturating_add(self.give_up_pause), c);
             }
         }
     }
@@ -173,7 +176,10 @@ impl Engine<'_> {
 
     #[inline]
     pub(super) fn think_then_send(&mut self, t: Nanos, c: u32) {
-        let think = self.think.sample(&mut self.rng);
-        self.q.push(t.saturating_add(nanos(Duration::from_secs_f64(think.min(1e9)))), Ev::Think(c));
+        let think = match &self.think {
+            Some(exp) => nanos(Duration::from_secs_f64(exp.sample(&mut self.rng).min(1e9))),
+            None => 0,
+        };
+        self.q.push(t.saturating_add(think), Ev::Think(c));
     }
 }
