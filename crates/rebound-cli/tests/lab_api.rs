@@ -161,3 +161,22 @@ async fn a_service_graph_runs_with_a_panel_of_figures_per_service() {
     assert!(services.len() >= 2, "{doc}");
     assert!(services.iter().all(|s| s["amplification"].is_number() && s["series"].is_array()));
 }
+
+#[tokio::test]
+async fn the_lab_runs_fixed_delay_hedges_and_refuses_adaptive_ones() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let scenario = "duration = \"30s\"\n[clients]\ncount = 300\n[outage]\nstart = \"10s\"\nend = \"15s\"\n";
+    let hedged = "exponential:base=100ms,factor=2,cap=1m,jitter=full,hedge=150ms:2";
+    let (status, body) = post(&runs, &json!({ "scenario": scenario, "policies": [hedged] })).await;
+    assert_eq!(status, 202, "{body}");
+    let (status, text) = result(&format!("{runs}/{}", body["id"])).await;
+    assert_eq!(status, 200, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let hedges = v.to_string().contains("\"hedges\":");
+    assert!(hedges, "the result counts the hedges: {text}");
+    let (status, body) =
+        post(&runs, &json!({ "scenario": scenario, "policies": ["constant:base=100ms,hedge=p95:2"] })).await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["error"].as_str().unwrap().contains("hedge=pQ:MAX"), "{body}");
+}

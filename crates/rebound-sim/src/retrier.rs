@@ -16,9 +16,9 @@
 //! default hint ceiling (60 s), else gives up.
 //!
 //! A spec's `hedge=DELAY:MAX` sends up to MAX copies of each attempt, one every DELAY while it
-//! is unanswered, each charged to the budget first (gRPC A6). An adaptive `hedge=pQ:MAX` needs
-//! the latencies the simulator does not record yet: it never hedges here (tower's `Hedge`
-//! without enough data). `rebound sweep`'s capacity server does not hedge.
+//! is unanswered, each charged to the budget first (gRPC A6): [`Retrier::hedge_after`] and
+//! [`Retrier::try_hedge`] say when and whether; the service-graph engine sends the copies
+//! (`graph/hedge.rs`).
 
 use crate::queue::Nanos;
 use rand::rngs::SmallRng;
@@ -155,6 +155,15 @@ impl Retrier {
     /// Whether a hedge may go at `t`: the budget's say, as for a retry (always yes without one).
     pub fn try_hedge(&self, t: Nanos) -> bool {
         self.budget.as_ref().is_none_or(|b| b.try_retry(self.at(t), RetryCause::Error))
+    }
+
+    /// One copy of a hedged attempt failed at `t` while others were still in flight: reported to
+    /// the budget, as `hedge_async` reports every failed copy (the attempt's last failure goes
+    /// through [`Retrier::on_failure`]).
+    pub fn hedge_failed(&self, t: Nanos) {
+        if let Some(b) = &self.budget {
+            b.on_failure(self.at(t));
+        }
     }
 
     #[inline]

@@ -41,13 +41,18 @@ fn a_breaker_run_is_deterministic() {
     assert_eq!(a, b);
 }
 
-/// Hedges are not simulated by the service-graph engine: a spec with `hedge=` is refused, never
-/// silently run as if it had none.
+/// Fixed-delay hedges are simulated (tests/hedge.rs); adaptive ones are not, and a spec with
+/// `hedge=pQ:MAX` is refused — in the users' policies and in a call's — never silently run as if
+/// it had none.
 #[test]
-fn hedged_policies_are_refused_not_ignored() {
-    let err =
-        rebound_sim::check_policy(&spec("exponential:base=100ms,factor=2,cap=1m,jitter=full,hedge=200ms:2"))
-            .unwrap_err()
-            .to_string();
-    assert!(err.contains("hedge="), "{err}");
+fn adaptive_hedges_are_refused_not_ignored() {
+    rebound_sim::check_policy(&spec("exponential:base=100ms,factor=2,cap=1m,jitter=full,hedge=200ms:2"))
+        .unwrap();
+    let err = rebound_sim::check_policy(&spec("exponential:base=100ms,factor=2,cap=1m,hedge=p95:2"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("hedge=pQ:MAX") && err.contains("hedge=DELAY:MAX"), "{err}");
+    let call = "[[service]]\nname = \"a\"\n[[service.call]]\nto = \"b\"\npolicy = \"constant:base=10ms,hedge=p90:3\"\n[[service]]\nname = \"b\"\n";
+    let err = Scenario::from_toml(call).unwrap_err().to_string();
+    assert!(err.contains("service.call.policy") && err.contains("hedge=pQ:MAX"), "{err}");
 }

@@ -71,6 +71,9 @@ pub(super) enum Ev {
     CallTimeout(u16, u32, u32),
     /// An answer to a call, held while the caller was paused: service, slot, attempt, ok.
     Reply(u16, u32, u32, bool),
+    /// A hedging delay expired: the caller ([`Caller::encode`]), its attempt, the copies it had
+    /// sent when the delay began (≤ 5).
+    Hedge(u32, u32, u8),
     OutageStart,
     OutageEnd,
 }
@@ -109,6 +112,7 @@ pub(super) struct Engine<'a> {
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
     pub roots: Roots,
+    pub hedges: super::hedge::Hedges,
     /// Whether any service makes calls: only then is a user request's work tallied through
     /// [`Roots`]; without calls every attempt is the user's own, counted in [`super::users::User`].
     pub calls: bool,
@@ -198,11 +202,14 @@ impl<'a> Engine<'a> {
             retrier: Retrier::new(spec, n, sc.seed),
             svcs,
             roots: Roots::new(topo.nodes.len()),
+            hedges: super::hedge::Hedges::default(),
             calls: topo.nodes.iter().any(|n| !n.calls.is_empty()),
             rec: Recorder::new(end),
             sampled: 0,
             topo,
         };
+        e.hedges.on = e.retrier.hedge_after(1).is_some()
+            || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_after(1).is_some());
         if e.arrivals.is_some() {
             e.next_arrival(0);
         } else if e.think.is_none() {
@@ -248,6 +255,7 @@ impl<'a> Engine<'a> {
             Ev::Admitted(c) => self.user_send_now(t, c),
             Ev::Timeout(c, seq) => self.user_timeout(t, c, seq),
             Ev::Tick(s, slot, gen) => self.s5_tick(t, s, slot, gen),
+            Ev::Hedge(caller, seq, sent) => self.hedge_timer(t, caller, seq, sent),
             Ev::OutageStart => self.outage_start(t),
             Ev::OutageEnd => self.outage_end(t),
             other => self.service_event(t, other),

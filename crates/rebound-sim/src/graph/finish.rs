@@ -65,11 +65,12 @@ impl Engine<'_> {
             .enumerate()
             .map(|(i, (s, node))| {
                 let sum = |f: fn(&super::ServicePoint) -> u64| s.series.iter().map(f).sum::<u64>();
-                let (first, retries) = (sum(|p| p.first), sum(|p| p.retries));
+                let (first, retries, hedges) = (sum(|p| p.first), sum(|p| p.retries), sum(|p| p.hedges));
                 ServiceReport {
                     name: node.name.clone(),
-                    attempts: first + retries,
+                    attempts: first + retries + hedges,
                     retries,
+                    hedges,
                     amplification: if done == 0 { 0.0 } else { self.roots.totals[i] as f64 / done as f64 },
                     shed: sum(|p| p.shed),
                     ok: sum(|p| p.ok),

@@ -14,7 +14,7 @@
 //! | | `refusal_cost`: processor time per shed arrival, in [0, 1 h] (S2's 2.5 ms) | duration | 0 |
 //! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
 //! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
-//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
+//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=`/`hedge=DELAY:MAX` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
 //! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
 //!
 //! A request arriving at a service takes a free worker, or waits in the queue, or — the queue
@@ -42,15 +42,31 @@
 //! work, retries, call timeouts, answers to its calls — fire at resume); `capacity-cut`
 //! multiplies service times.
 //!
+//! ## Hedged requests
+//! A policy with `hedge=DELAY:MAX` — the users' or a call's — hedges (gRPC A6's hedging policy):
+//! while an attempt is unanswered `DELAY` after its last copy went out, the caller sends
+//! another copy to the same service, up to `MAX` copies in all, each first charged to the
+//! policy's retry budget if it has one (A6: hedges are throttled like retries; once the budget
+//! refuses one, the attempt sends no more). The copies share the attempt's one timeout. The
+//! first OK answer of any copy answers the attempt and the caller abandons the others: their
+//! answers are ignored, and the callee keeps working on them unless it propagates deadlines (as
+//! after a timeout). An error answer fails only its copy: A6 then sends the next hedge at once,
+//! and the attempt fails — its retry policy takes over — when no copy is left in flight. Every
+//! failed copy is reported to the budget, as the library's `hedge_async` does. An adaptive
+//! `hedge=pQ:MAX` is refused ([`crate::check_policy`]), not run as if it had no hedge: its delay
+//! is a percentile of the latencies each caller saw per copy, which the engine does not record
+//! (copies share their attempt's number, so the winner's send time is not known).
+//!
 //! ## What is counted
 //! Per service, per simulated second: *attempts* arriving (first attempts of a call or user
-//! request, and retries), answered OK (*goodput*), answered with an error, attempts its callers
+//! request, retries, and *hedges*: the copies after the first of a hedged attempt), answered OK
+//! (*goodput*), answered with an error, attempts its callers
 //! timed out on, *shed* arrivals, requests dropped by deadline propagation (*expired*), and,
 //! at the end of the second, the queue and the requests in the service (queued or in service).
 //! Latency is from arrival to answer, answered requests only.
 //!
-//! *Amplification* of a service = attempts that reached it (shed and refused ones included) on
-//! behalf of user requests, divided by those user requests, counting every user request whose
+//! *Amplification* of a service = attempts that reached it (shed and refused ones included,
+//! hedges included: every copy is an attempt) on behalf of user requests, divided by those user requests, counting every user request whose
 //! work was all finished by the end of the run (the user's answer and every request it caused
 //! downstream, abandoned ones included). With three retries at each of three layers and a dead
 //! bottom, it is 4 × 4 × 4 = 64 at the bottom.
@@ -58,6 +74,7 @@
 mod config;
 mod engine;
 mod finish;
+mod hedge;
 mod refuse;
 mod serve;
 mod service;

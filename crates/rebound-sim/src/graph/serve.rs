@@ -2,6 +2,7 @@
 //! policies; answer its caller. And what outages do to it.
 
 use super::engine::{Caller, Engine, Ev, TICKS};
+use super::hedge::Sent;
 use super::service::SvcKind;
 use crate::queue::{nanos, Nanos};
 use crate::server::{Arrival, TickResult};
@@ -21,16 +22,30 @@ impl Engine<'_> {
         root: u32,
         first: bool,
     ) -> bool {
+        self.arrive_as(t, s, caller, seq, root, if first { Sent::First } else { Sent::Retry })
+    }
+
+    #[inline]
+    /// [`Engine::arrive`] of a first attempt, a retry or a hedge.
+    pub(super) fn arrive_as(
+        &mut self,
+        t: Nanos,
+        s: usize,
+        caller: Caller,
+        seq: u32,
+        root: u32,
+        sent: Sent,
+    ) -> bool {
         if self.calls {
             self.roots.hit(root, s);
         }
         let svc = &mut self.svcs[s];
         let down = svc.down;
         let p = svc.point(t);
-        if first {
-            p.first += 1;
-        } else {
-            p.retries += 1;
+        match sent {
+            Sent::First => p.first += 1,
+            Sent::Retry => p.retries += 1,
+            Sent::Hedge => p.hedges += 1,
         }
         if down {
             p.errors += 1;
@@ -126,7 +141,7 @@ impl Engine<'_> {
     }
 
     #[inline]
-    fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
+    pub(super) fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
         match caller {
             Caller::User(u) => {
                 let u = self.users[u as usize];
@@ -222,8 +237,11 @@ impl Engine<'_> {
         job.tries = job.tries.saturating_add(1);
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
-        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first) {
-            return self.call_reply(t, s, j, seq, false);
+        self.hedge_start(t, Caller::Job(s, j), seq);
+        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first)
+            && !self.hedge_error(t, Caller::Job(s, j), seq)
+        {
+            return self.call_failed(t, s, j, RetryCause::Error, true);
         }
         self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
     }
@@ -246,7 +264,7 @@ impl Engine<'_> {
             job.call += 1;
             svc.retriers[k].on_success(w, t);
             self.call_start(t, s, j);
-        } else {
+        } else if !self.hedge_error(t, Caller::Job(s, j), seq) {
             self.call_failed(t, s, j, RetryCause::Error, true);
         }
     }

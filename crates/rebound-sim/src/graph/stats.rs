@@ -13,6 +13,10 @@ pub struct ServicePoint {
     pub first: u64,
     /// Retries that arrived.
     pub retries: u64,
+    /// Hedges that arrived: copies of an unanswered attempt (a policy's `hedge=`); absent from
+    /// the JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hedges: u64,
     /// Requests answered OK (goodput).
     pub ok: u64,
     /// Requests answered with an error (a call failed for good, or the service was down).
@@ -96,10 +100,14 @@ impl LatencyHist {
 pub struct ServiceReport {
     /// The service's name.
     pub name: String,
-    /// Attempts that arrived: first attempts and retries, shed ones included.
+    /// Attempts that arrived: first attempts, retries and hedges, shed ones included.
     pub attempts: u64,
     /// Of which retries.
     pub retries: u64,
+    /// Of which hedges (copies of an unanswered attempt, a policy's `hedge=`); absent from the
+    /// JSON when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub hedges: u64,
     /// Attempts that reached it per user request (see [`crate::graph`]); 0 when no user request
     /// finished.
     pub amplification: f64,
@@ -137,8 +145,11 @@ impl ServiceReport {
             Some(ms) => format!("{ms:.0}ms"),
             None => "-".into(),
         };
+        // Hedges only for a service that received some, so that other runs read as before.
+        let hedges =
+            if self.hedges > 0 { format!(", hedges {:.1}/s", rate(|p| p.hedges)) } else { String::new() };
         format!(
-            "first {:.1}/s, retries {:.1}/s, ok {:.1}/s, errors {:.1}/s, timedout {:.1}/s, shed {:.1}/s, queue {}, in flight {}, p50 {}, p99 {}",
+            "first {:.1}/s, retries {:.1}/s{hedges}, ok {:.1}/s, errors {:.1}/s, timedout {:.1}/s, shed {:.1}/s, queue {}, in flight {}, p50 {}, p99 {}",
             rate(|p| p.first),
             rate(|p| p.retries),
             rate(|p| p.ok),
@@ -151,6 +162,10 @@ impl ServiceReport {
             q(0.99)
         )
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Tallies, per user request, the attempts that reached each service, until all its work is

@@ -106,6 +106,10 @@ impl Topology {
                 if timeout.is_zero() {
                     return Err(bad("service.call.timeout", at(&"0s"), "a duration > 0"));
                 }
+                if let Err(ScenarioError::Invalid { value, expected, .. }) = crate::check_policy(&call.policy)
+                {
+                    return Err(bad("service.call.policy", at(&value), expected));
+                }
                 calls.push(Edge { to, policy: call.policy.clone(), timeout: nanos(timeout) });
             }
             nodes.push(Node {

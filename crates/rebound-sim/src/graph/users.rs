@@ -88,7 +88,10 @@ impl Engine<'_> {
         let (seq, root, first) = (u.seq, u.root, u.tries == 0);
         u.tries = u.tries.saturating_add(1);
         self.rec.at(t).sent += 1;
-        if !self.arrive(t, self.topo.entry, Caller::User(c), seq, root, first) {
+        self.hedge_start(t, Caller::User(c), seq);
+        if !self.arrive(t, self.topo.entry, Caller::User(c), seq, root, first)
+            && !self.hedge_error(t, Caller::User(c), seq)
+        {
             return self.user_fail(t, c, Failure::Error);
         }
         if self.timeout < self.end {
@@ -112,7 +115,7 @@ impl Engine<'_> {
         }
         if ok {
             self.user_succeed(t, c);
-        } else {
+        } else if !self.hedge_error(t, Caller::User(c), seq) {
             self.user_fail(t, c, Failure::Error);
         }
     }
