@@ -163,7 +163,7 @@ async fn a_service_graph_runs_with_a_panel_of_figures_per_service() {
 }
 
 #[tokio::test]
-async fn the_lab_runs_fixed_delay_hedges_and_refuses_adaptive_ones() {
+async fn the_lab_runs_fixed_and_adaptive_hedges_and_names_a_bad_one() {
     let lab = Lab::start();
     let runs = format!("{}api/runs", lab.url);
     let scenario = "duration = \"30s\"\n[clients]\ncount = 300\n[outage]\nstart = \"10s\"\nend = \"15s\"\n";
@@ -177,6 +177,9 @@ async fn the_lab_runs_fixed_delay_hedges_and_refuses_adaptive_ones() {
     assert!(hedges, "the result counts the hedges: {text}");
     let (status, body) =
         post(&runs, &json!({ "scenario": scenario, "policies": ["constant:base=100ms,hedge=p95:2"] })).await;
+    assert_eq!(status, 202, "{body}");
+    let (status, body) =
+        post(&runs, &json!({ "scenario": scenario, "policies": ["constant:base=100ms,hedge=p95:7"] })).await;
     assert_eq!(status, 400, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("hedge=pQ:MAX"), "{body}");
+    assert!(body["error"].as_str().unwrap().contains("hedge.max-attempts"), "{body}");
 }

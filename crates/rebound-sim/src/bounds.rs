@@ -82,20 +82,12 @@ pub(crate) fn check(s: &Scenario) -> Result<(), ScenarioError> {
 
 /// Checks that the simulator can run `spec`: a per-call policy whose every delay is zero
 /// (`base=0` with no growth) and that never stops retrying is refused — an attempt refused at
-/// once and retried at once never lets simulated time advance. So is an adaptive hedge
-/// (`hedge=pQ:MAX`): the engine simulates fixed-delay hedges (`hedge=DELAY:MAX`, see
-/// [`crate::graph`]) and refuses, rather than ignores, what it does not simulate.
+/// once and retried at once never lets simulated time advance. (Hedges, `hedge=DELAY:MAX` and
+/// `hedge=pQ:MAX`, are simulated: see [`crate::graph`].)
 ///
 /// # Errors
 /// [`ScenarioError::Invalid`] for such a policy (field `policies`).
 pub fn check_policy(spec: &Spec) -> Result<(), ScenarioError> {
-    if spec.hedge().is_some_and(|h| matches!(h.after, rebound_retry::HedgeAfter::Percentile(_))) {
-        return Err(invalid(
-            "policies",
-            spec,
-            "a policy with a fixed hedging delay (hedge=DELAY:MAX, e.g. hedge=50ms:2): the lab does not simulate adaptive hedges (hedge=pQ:MAX); the library's hedge_async does them",
-        ));
-    }
     let Some(p) = spec.policy() else { return Ok(()) };
     let grows = match p.schedule() {
         rebound_retry::Schedule::Linear { step } => !step.is_zero(),

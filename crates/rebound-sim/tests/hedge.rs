@@ -223,3 +223,17 @@ end = "20s"
         assert!(r.ok > 0, "{kind}");
     }
 }
+
+#[test]
+fn an_adaptive_hedge_learns_the_percentile_and_hedges_the_slowest() {
+    // hedge=p90:2: once 20 latencies are in (the library's tracker of the last 1000), hedge an
+    // attempt unanswered past the 90th percentile of recent ones: about 10 % of them.
+    let plain = run(&calm("constant:max-retries=0"));
+    let adaptive = run(&calm("constant:max-retries=0,hedge=p90:2"));
+    let api = service(&adaptive, "api");
+    let share = api.hedges as f64 / (api.attempts - api.hedges) as f64;
+    assert!(share > 0.06 && share < 0.16, "{share}");
+    let p99 = |r: &StormReport| service(r, "front").latency.quantile_ms(10, 60, 0.99).unwrap();
+    assert!(p99(&adaptive) < 0.85 * p99(&plain), "{} -> {}", p99(&plain), p99(&adaptive));
+    assert_eq!(adaptive, run(&calm("constant:max-retries=0,hedge=p90:2")), "deterministic");
+}

@@ -208,8 +208,8 @@ impl<'a> Engine<'a> {
             sampled: 0,
             topo,
         };
-        e.hedges.on = e.retrier.hedge_after(1).is_some()
-            || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_after(1).is_some());
+        e.hedges.on =
+            e.retrier.hedge_max() > 1 || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_max() > 1);
         if e.arrivals.is_some() {
             e.next_arrival(0);
         } else if e.think.is_none() {

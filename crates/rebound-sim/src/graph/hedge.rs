@@ -1,5 +1,6 @@
-//! Hedged requests: a spec's `hedge=DELAY:MAX` (gRPC A6's hedging policy) for the users' policy
-//! and for every `[[service.call]]`'s.
+//! Hedged requests: a spec's `hedge=DELAY:MAX` or adaptive `hedge=pQ:MAX` (gRPC A6's hedging
+//! policy; tower's `Hedge` for the percentile) for the users' policy and every
+//! `[[service.call]]`'s.
 //!
 //! While an attempt is unanswered `DELAY` after its last copy went out, its caller sends another
 //! copy to the same service, up to `MAX` copies in all (the first included). Each hedge is first
@@ -31,6 +32,8 @@ pub(super) struct Flight {
     out: u32,
     /// The budget refused a hedge: no more for this attempt.
     refused: bool,
+    /// When the first copy went out.
+    started: Nanos,
 }
 
 /// Every caller's hedged attempt, keyed by [`Caller::encode`]; empty unless a policy hedges.
@@ -65,13 +68,28 @@ impl Engine<'_> {
     /// tracked and its first hedge timed.
     #[inline]
     pub(super) fn hedge_start(&mut self, t: Nanos, caller: Caller, seq: u32) {
-        if !self.hedges.on {
+        if !self.hedges.on || self.retrier_of(caller).hedge_max() < 2 {
             return;
         }
-        let Some(d) = self.retrier_of(caller).hedge_after(1) else { return };
-        let flight = Flight { seq, sent: 1, out: 1, refused: false };
+        let flight = Flight { seq, sent: 1, out: 1, refused: false, started: t };
         self.hedges.flights.insert(caller.encode(), flight);
-        self.q.push(t.saturating_add(nanos(d)), Ev::Hedge(caller.encode(), seq, 1));
+        if let Some(d) = self.retrier_of(caller).hedge_after(1) {
+            self.q.push(t.saturating_add(nanos(d)), Ev::Hedge(caller.encode(), seq, 1));
+        }
+    }
+
+    /// An answer (OK or an error) to a copy of `caller`'s attempt `seq`, which it still waits
+    /// for: an adaptive hedging delay records its latency, from the attempt's first copy (the
+    /// engine does not tell copies apart; the library times each copy from its own start).
+    #[inline]
+    pub(super) fn hedge_answered(&mut self, t: Nanos, caller: Caller, seq: u32) {
+        if !self.hedges.on || !self.retrier_of(caller).hedges_adaptively() {
+            return;
+        }
+        if let Some(f) = self.flight(caller.encode(), seq) {
+            let latency = std::time::Duration::from_nanos(t.saturating_sub(f.started));
+            self.retrier_of(caller).record_latency(latency);
+        }
     }
 
     /// The hedging delay after copy `sent` of `caller`'s attempt expired.
@@ -108,6 +126,7 @@ impl Engine<'_> {
         if self.flight(key, seq).is_none() {
             return false;
         }
+        self.hedge_answered(t, caller, seq);
         if let Some(f) = self.hedges.flights.get_mut(&key) {
             f.out = f.out.saturating_sub(1);
         }
@@ -122,8 +141,7 @@ impl Engine<'_> {
         let key = caller.encode();
         loop {
             let Some(f) = self.hedges.flights.get(&key).copied() else { return false };
-            let next = if f.refused { None } else { self.retrier_of(caller).hedge_after(f.sent) };
-            if next.is_none() {
+            if f.refused || f.sent >= self.retrier_of(caller).hedge_max() {
                 break;
             }
             // A6: a hedge is throttled like a retry.

@@ -14,7 +14,7 @@
 //! | | `refusal_cost`: processor time per shed arrival, in [0, 1 h] (S2's 2.5 ms) | duration | 0 |
 //! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
 //! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
-//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=`/`hedge=DELAY:MAX` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
+//! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=`/`hedge=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
 //! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
 //!
 //! A request arriving at a service takes a free worker, or waits in the queue, or — the queue
@@ -43,7 +43,8 @@
 //! multiplies service times.
 //!
 //! ## Hedged requests
-//! A policy with `hedge=DELAY:MAX` — the users' or a call's — hedges (gRPC A6's hedging policy):
+//! A policy with `hedge=DELAY:MAX` or `hedge=pQ:MAX` — the users' or a call's — hedges (gRPC A6's
+//! hedging policy):
 //! while an attempt is unanswered `DELAY` after its last copy went out, the caller sends
 //! another copy to the same service, up to `MAX` copies in all, each first charged to the
 //! policy's retry budget if it has one (A6: hedges are throttled like retries; once the budget
@@ -53,9 +54,12 @@
 //! after a timeout). An error answer fails only its copy: A6 then sends the next hedge at once,
 //! and the attempt fails — its retry policy takes over — when no copy is left in flight. Every
 //! failed copy is reported to the budget, as the library's `hedge_async` does. An adaptive
-//! `hedge=pQ:MAX` is refused ([`crate::check_policy`]), not run as if it had no hedge: its delay
-//! is a percentile of the latencies each caller saw per copy, which the engine does not record
-//! (copies share their attempt's number, so the winner's send time is not known).
+//! `hedge=pQ:MAX` waits the Q-th percentile of the latencies its policy's callers saw (the
+//! users', or one call's workers'), in the library's own tracker of the last 1000, and does not
+//! hedge until it holds 20 (tower's `Hedge`). The engine records each answer to a tracked
+//! attempt, timed from the attempt's first copy (copies share their attempt's number, so it
+//! does not tell which one answered; the library times each copy from its own start), and
+//! recomputes the percentile every 16 answers ([`crate::retrier`]).
 //!
 //! ## What is counted
 //! Per service, per simulated second: *attempts* arriving (first attempts of a call or user

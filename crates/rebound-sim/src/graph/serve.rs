@@ -258,6 +258,8 @@ impl Engine<'_> {
             return svc.held.push(Ev::Reply(s, j, seq, ok));
         }
         if ok {
+            self.hedge_answered(t, Caller::Job(s, j), seq);
+            let svc = &mut self.svcs[s as usize];
             let job = &mut svc.jobs[j as usize];
             job.waiting = false;
             let (k, w) = (job.call as usize, job.worker);

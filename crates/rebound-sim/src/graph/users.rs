@@ -114,6 +114,7 @@ impl Engine<'_> {
             return;
         }
         if ok {
+            self.hedge_answered(t, Caller::User(c), seq);
             self.user_succeed(t, c);
         } else if !self.hedge_error(t, Caller::User(c), seq) {
             self.user_fail(t, c, Failure::Error);
