@@ -44,7 +44,9 @@
 //! Every run, S5's one server included, is this engine's: S5's `[server]` is a graph of one
 //! `s5` service. Per service it reports attempts (first attempts and retries), goodput, errors,
 //! timeouts, shedding, queue, requests in flight, latency, and *amplification*: attempts that
-//! reached it per user request (see [`graph`] for the exact model and units).
+//! reached it per user request (see [`graph`] for the exact model and units). Policies may
+//! hedge (`hedge=DELAY:MAX`, `hedge=pQ:MAX`): copies of a slow attempt, gRPC A6's rules, counted
+//! as `hedges` and in the attempts.
 //!
 //! ## The capacity model ([`capacity`], S2)
 //! One processor, a bounded queue, a processor-time cost for every refusal, and clients in a
