@@ -14,9 +14,9 @@
 //! - `retry_plain` and `retry_with_breaker`: a blocking `retry` call that succeeds at once,
 //!   without and with `.breaker(..)`.
 //!
-//! Run with `cargo bench -p rebound-retry --bench breaker`; `scripts/breaker-instructions.sh`
-//! counts the instructions of the first four rows (`benches/breaker_instructions.rs`). The overhead is a row's median minus
-//! `bare`'s (and `retry_with_breaker` minus `retry_plain`).
+//! Run with `cargo bench -p rebound-retry --bench breaker`. The overhead is a row's median minus
+//! `bare`'s (and `retry_with_breaker` minus `retry_plain`). `cargo bench -p rebound-retry
+//! --bench breaker_instructions -- --count N` counts the instructions of the first four rows.
 
 use criterion::Criterion;
 use failsafe::CircuitBreaker as _;

@@ -7,8 +7,8 @@ use rebound_retry::budget::GrpcBudget;
 use rebound_retry::observe;
 use rebound_retry::throttle::{Admission, Throttle};
 use rebound_retry::{retry, GiveUp, ManualClock, Policy, Responsive, ResponsiveConfig};
+use rebound_testkit::TraceCapture;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -166,34 +166,15 @@ fn prometheus_exporter_renders_them() {
     }
 }
 
-/// A `tracing` subscriber writing formatted lines into a shared buffer.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn tracing_has_a_span_per_call_and_an_event_per_retry() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
+    let capture = TraceCapture::new();
     let clock = ManualClock::new();
-    tracing::subscriber::with_default(subscriber, || {
+    tracing::subscriber::with_default(capture.subscriber(), || {
         let policy = Policy::exponential(ms(100), 2.0).max_retries(2).build().unwrap();
         let _ = retry(policy.backoff(), || Err::<(), _>("busy")).sleeper(&clock).clock(&clock).call();
     });
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let text = capture.text();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "two retries and a give-up:\n{text}");
     assert!(lines.iter().all(|l| l.contains("rebound.retry:")), "each inside the call's span:\n{text}");
@@ -204,17 +185,11 @@ fn tracing_has_a_span_per_call_and_an_event_per_retry() {
 
 #[tokio::test(start_paused = true)]
 async fn the_async_executor_runs_in_its_span_too() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let capture = TraceCapture::new();
+    let _guard = capture.set_default();
     let policy = Policy::constant(ms(100)).max_retries(1).build().unwrap();
     let _ = rebound_retry::retry_async(policy.backoff(), || async { Err::<(), _>("busy") }).call().await;
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let text = capture.text();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "a retry and a give-up:\n{text}");
     assert!(lines.iter().all(|l| l.contains("rebound.retry:")), "each inside the call's span:\n{text}");

@@ -1,7 +1,7 @@
 //! The closed fast path: admitting a call and reporting its success while the breaker is
 //! closed, with no lock, no clock read and no locked instruction where the configuration
 //! allows it (issue 16: a closed breaker adds under 10 ns to a successful call; measured by
-//! `benches/breaker.rs` and counted by `scripts/breaker-instructions.sh`).
+//! `benches/breaker.rs` and counted by `benches/breaker_instructions.rs`).
 //!
 //! - `try_acquire` on a closed breaker: one acquire load of the packed state (plus a clock read
 //!   when the permit must carry its start time: slow-call detection or a time window).
