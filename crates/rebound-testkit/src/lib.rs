@@ -8,8 +8,8 @@
 //! `scripts/test.sh` installs; a test that needs one **fails** (panics with the reason) when the
 //! binary is missing, it is never silently skipped.
 //!
-//! With feature `axum`, [`FlakyServer`] is a local axum server that fails its first requests
-//! (the tower and reqwest tests); with feature `tracing`, [`TraceCapture`] reads back what a
+//! With feature `axum`, `FlakyServer` is a local axum server that fails its first requests
+//! (the tower and reqwest tests); with feature `tracing`, `TraceCapture` reads back what a
 //! test logged.
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]

@@ -12,7 +12,8 @@
 //!   recorded outcome) a success changes nothing in it — it replaces the oldest success with a
 //!   success — so it is counted and nothing else; otherwise it takes the lock. This is exact,
 //!   not an approximation: the success is ordered at the moment the flag was read.
-//! - Everything else (time windows, slow-call detection, probes, failures) takes the lock.
+//! - Everything else (time windows, slow-call detection, probes, failures) takes the lock; an
+//!   untimed breaker's failure reads the clock only when it trips the breaker.
 
 use super::config::{Config, Trip};
 use super::permit::{offset, NO_START};

@@ -169,7 +169,7 @@ impl CircuitBreaker {
     /// Records an outcome (every path but the closed fast path's successes, `fast.rs`).
     pub(super) fn record(&self, permit: BreakerPermit, failed: bool, clock: &impl Clock) {
         let probe = permit.is_probe();
-        let needs_time = probe || self.timed || failed;
+        let needs_time = probe || self.timed;
         let now = if needs_time { Some(clock.now()) } else { None };
         let slow = match (self.cfg.slow, permit.start(), now) {
             (Some(s), Some(start), Some(now)) => {
