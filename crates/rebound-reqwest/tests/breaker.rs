@@ -6,51 +6,12 @@
 use axum::http::StatusCode;
 use rebound_reqwest::{CircuitOpen, RetryMiddleware};
 use rebound_retry::{BreakerState, CircuitBreaker, Policy};
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, Ordering};
+use rebound_testkit::{Flaky, FlakyServer};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// A local server answering 503 to its first `fail_first` requests and 200 after.
-struct Server {
-    addr: SocketAddr,
-    hits: Arc<AtomicU32>,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-impl Server {
-    async fn start(fail_first: u32) -> Server {
-        let hits = Arc::new(AtomicU32::new(0));
-        let counter = hits.clone();
-        let app = axum::Router::new().fallback(move || {
-            let n = counter.fetch_add(1, Ordering::SeqCst);
-            async move {
-                if n < fail_first {
-                    StatusCode::SERVICE_UNAVAILABLE
-                } else {
-                    StatusCode::OK
-                }
-            }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let shutdown = async {
-                stopped.await.ok();
-            };
-            axum::serve(listener, app).with_graceful_shutdown(shutdown).await.unwrap();
-        });
-        Server { addr, hits, _stop: stop }
-    }
-
-    fn hits(&self) -> u32 {
-        self.hits.load(Ordering::SeqCst)
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/thing", self.addr)
-    }
+async fn flaky(fail_first: u32) -> FlakyServer {
+    FlakyServer::start(Flaky::failing(fail_first)).await
 }
 
 fn client(breaker: &Arc<CircuitBreaker>) -> reqwest_middleware::ClientWithMiddleware {
@@ -62,7 +23,7 @@ fn client(breaker: &Arc<CircuitBreaker>) -> reqwest_middleware::ClientWithMiddle
 
 #[tokio::test]
 async fn an_open_breaker_fails_requests_without_sending_them() {
-    let server = Server::start(1000).await;
+    let server = flaky(1000).await;
     let breaker = Arc::new(CircuitBreaker::consecutive(2, Duration::from_secs(60)).build().unwrap());
     let client = client(&breaker);
     let res = client.get(server.url()).send().await.unwrap();
@@ -80,7 +41,7 @@ async fn an_open_breaker_fails_requests_without_sending_them() {
 
 #[tokio::test]
 async fn a_retry_waits_for_the_probe_and_the_probe_closes_the_breaker() {
-    let server = Server::start(1).await;
+    let server = flaky(1).await;
     let breaker = Arc::new(CircuitBreaker::consecutive(1, Duration::from_millis(50)).build().unwrap());
     let res = client(&breaker).get(server.url()).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::OK);

@@ -2,69 +2,19 @@
 //! with an error status (optionally with `Retry-After`), with tokio's clock paused so that
 //! waits take no real time.
 
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
 use rebound_reqwest::RetryMiddleware;
 use rebound_retry::Policy;
+use rebound_testkit::{Flaky, FlakyServer};
 use reqwest_middleware::ClientWithMiddleware;
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// Requests a test server answers before it refuses everything (bounds a runaway client).
-const MAX_REQUESTS: u32 = 50;
-
 /// A local server answering `status` (with `Retry-After: retry_after` if set) to its first
-/// `fail_first` requests and 200 after. It stops when dropped.
-struct FlakyServer {
-    addr: SocketAddr,
-    hits: Arc<AtomicU32>,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-impl FlakyServer {
-    async fn start(fail_first: u32, status: StatusCode, retry_after: Option<&'static str>) -> FlakyServer {
-        let hits = Arc::new(AtomicU32::new(0));
-        let counter = hits.clone();
-        let app = axum::Router::new().fallback(move || {
-            let n = counter.fetch_add(1, Ordering::SeqCst);
-            async move { answer(n, fail_first, status, retry_after) }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let shutdown = async {
-                stopped.await.ok();
-            };
-            axum::serve(listener, app).with_graceful_shutdown(shutdown).await.unwrap();
-        });
-        FlakyServer { addr, hits, _stop: stop }
-    }
-
-    fn hits(&self) -> u32 {
-        self.hits.load(Ordering::SeqCst)
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/thing", self.addr)
-    }
-}
-
-fn answer(n: u32, fail_first: u32, status: StatusCode, retry_after: Option<&'static str>) -> Response {
-    if n >= MAX_REQUESTS {
-        return StatusCode::GONE.into_response();
-    }
-    if n >= fail_first {
-        return StatusCode::OK.into_response();
-    }
-    let mut res = status.into_response();
-    if let Some(v) = retry_after {
-        res.headers_mut().insert("retry-after", HeaderValue::from_static(v));
-    }
-    res
+/// `fail_first` requests and 200 after (410 past `rebound_testkit::MAX_REQUESTS`).
+async fn flaky(fail_first: u32, status: StatusCode, retry_after: Option<&'static str>) -> FlakyServer {
+    FlakyServer::start(Flaky { status, retry_after, ..Flaky::failing(fail_first) }).await
 }
 
 fn policy(max_retries: u64) -> Policy {
@@ -77,7 +27,7 @@ fn client(middleware: RetryMiddleware) -> ClientWithMiddleware {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_503_then_200_succeeds_after_the_policy_waits() {
-    let server = FlakyServer::start(2, StatusCode::SERVICE_UNAVAILABLE, None).await;
+    let server = flaky(2, StatusCode::SERVICE_UNAVAILABLE, None).await;
     let start = Instant::now();
     let res = client(RetryMiddleware::new(policy(5))).get(server.url()).send().await.unwrap();
     assert_eq!((res.status(), server.hits()), (StatusCode::OK, 3));
@@ -86,21 +36,21 @@ async fn a_503_then_200_succeeds_after_the_policy_waits() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn the_last_response_comes_back_when_retries_run_out() {
-    let server = FlakyServer::start(10, StatusCode::BAD_GATEWAY, None).await;
+    let server = flaky(10, StatusCode::BAD_GATEWAY, None).await;
     let res = client(RetryMiddleware::new(policy(2))).delete(server.url()).send().await.unwrap();
     assert_eq!((res.status(), server.hits()), (StatusCode::BAD_GATEWAY, 3));
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn statuses_outside_the_set_are_not_retried() {
-    let server = FlakyServer::start(10, StatusCode::NOT_FOUND, None).await;
+    let server = flaky(10, StatusCode::NOT_FOUND, None).await;
     let res = client(RetryMiddleware::new(policy(5))).get(server.url()).send().await.unwrap();
     assert_eq!((res.status(), server.hits()), (StatusCode::NOT_FOUND, 1));
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn post_is_not_retried_by_default_but_is_with_opt_in() {
-    let server = FlakyServer::start(1, StatusCode::SERVICE_UNAVAILABLE, None).await;
+    let server = flaky(1, StatusCode::SERVICE_UNAVAILABLE, None).await;
     let res = client(RetryMiddleware::new(policy(5))).post(server.url()).body("x").send().await.unwrap();
     assert_eq!((res.status(), server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
 
@@ -111,7 +61,7 @@ async fn post_is_not_retried_by_default_but_is_with_opt_in() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn retry_after_is_honoured_when_longer_than_the_backoff() {
-    let server = FlakyServer::start(2, StatusCode::TOO_MANY_REQUESTS, Some("2")).await;
+    let server = flaky(2, StatusCode::TOO_MANY_REQUESTS, Some("2")).await;
     let start = Instant::now();
     let res = client(RetryMiddleware::new(policy(5))).get(server.url()).send().await.unwrap();
     assert_eq!((res.status(), server.hits()), (StatusCode::OK, 3));
@@ -120,7 +70,7 @@ async fn retry_after_is_honoured_when_longer_than_the_backoff() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn retry_after_above_the_ceiling_ends_the_retries() {
-    let server = FlakyServer::start(2, StatusCode::SERVICE_UNAVAILABLE, Some("120")).await;
+    let server = flaky(2, StatusCode::SERVICE_UNAVAILABLE, Some("120")).await;
     let start = Instant::now();
     let middleware = RetryMiddleware::new(policy(5)).hint_ceiling(Duration::from_secs(60));
     let res = client(middleware).get(server.url()).send().await.unwrap();
@@ -142,7 +92,7 @@ async fn connection_refused_is_retried_then_returned() {
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_budget_stops_retries_and_hears_of_successes() {
     use rebound_retry::budget::GrpcBudget;
-    let server = FlakyServer::start(3, StatusCode::SERVICE_UNAVAILABLE, None).await;
+    let server = flaky(3, StatusCode::SERVICE_UNAVAILABLE, None).await;
     // gRPC A6 with 4 tokens, 1 back per success: a failure leaving 3 (> 4/2) may retry, one
     // leaving 2 may not.
     let budget = Arc::new(GrpcBudget::new(4.0, 1.0).unwrap());

@@ -4,17 +4,19 @@
 //! Rows (criterion group `breaker_closed`):
 //! - `bare`: the operation alone (returns `Ok`, through `black_box`).
 //! - `rebound_consecutive`: `try_acquire` + operation + `on_success` on a closed
-//!   `CircuitBreaker::consecutive(5, 30 s)` (the closed fast path: two atomic loads and the
-//!   success counter, no lock, no clock read).
-//! - `rebound_rate_count`: the same on `failure_rate(0.5, 20, Count(100), 30 s)` (records the
-//!   outcome in its window under a mutex).
+//!   `CircuitBreaker::consecutive(5, 30 s)` (the closed fast path, `src/breaker/fast.rs`: an
+//!   acquire load to admit, a relaxed load and store of the success counter and a relaxed load
+//!   of the failure streak to report; no lock, no clock read).
+//! - `rebound_rate_count`: the same on `failure_rate(0.5, 20, Count(100), 30 s)` (its window is
+//!   full of successes after the warm-up, so a success takes the same lock-free path).
 //! - `failsafe_consecutive`: `failsafe::Config::new().failure_policy(consecutive_failures(5, ..))`
 //!   `.build()` and `call(op)`.
 //! - `retry_plain` and `retry_with_breaker`: a blocking `retry` call that succeeds at once,
 //!   without and with `.breaker(..)`.
 //!
 //! Run with `cargo bench -p rebound-retry --bench breaker`. The overhead is a row's median minus
-//! `bare`'s (and `retry_with_breaker` minus `retry_plain`).
+//! `bare`'s (and `retry_with_breaker` minus `retry_plain`). `cargo bench -p rebound-retry
+//! --bench breaker_instructions -- --count N` counts the instructions of the first four rows.
 
 use criterion::Criterion;
 use failsafe::CircuitBreaker as _;

@@ -1,5 +1,5 @@
-//! The AWS SDKs' "standard" retry mode, before 2026 and as revised in 2026 (SDK retries 2.1,
-//! the `AWS_NEW_RETRIES_2026` behaviour).
+//! The AWS SDKs' "standard" retry mode, before 2026 and as revised in 2026 (SDK retry behavior
+//! 2.1, the `AWS_NEW_RETRIES_2026` behaviour).
 //!
 //! Why: the AWS SDKs are the retry clients most services meet, and their 2026 revision changes
 //! every number: transient errors back off from 50 ms instead of 1 s, a transient retry costs
@@ -7,26 +7,48 @@
 //! in the lab, both are here by name, with their sources.
 //!
 //! # Sources
-//! Read in botocore (`boto/botocore`, commit `0e6e2404`, 2026-08-07),
-//! `botocore/retries/standard.py` and `botocore/retries/quota.py`, where the revision sits behind
-//! `NEW_RETRIES_ENABLED`. The Go SDK's `aws/retry` and smithy-rs were not read: the Go
-//! repository was too large to fetch here, and the Python SDK carries every constant.
+//! Read in three SDKs, each behind its own switch for the revision:
+//! - **botocore** (`boto/botocore` at `0e6e2404`, 2026-08-07): `botocore/retries/standard.py`
+//!   and `quota.py`, revision behind `NEW_RETRIES_ENABLED` (`configprovider.py`, from
+//!   `AWS_NEW_RETRIES_2026`).
+//! - **smithy-rs** (`smithy-lang/smithy-rs` at `56ee88c5`, 2026-08-21): `rust-runtime/
+//!   aws-smithy-runtime/src/client/retries/strategy/standard.rs` and `token_bucket.rs`,
+//!   `rust-runtime/aws-smithy-types/src/retry.rs` (`RetryConfig`, `RetrySpec::v2_0`/`v2_1`),
+//!   `aws/codegen-aws-sdk/.../customize/dynamodb/DynamoDbDecorator.kt`; revision behind
+//!   `RetrySpec::V2_1` ("Retry Behavior 2.1", set from `AWS_NEW_RETRIES_2026` in
+//!   `aws-config/src/default_provider/retry_config.rs`).
+//! - **aws-sdk-go-v2**: `aws/retry/standard.go` (pre-2026 constants) and
+//!   `aws/retry/retry2026_test.go` (`TestRetry2026StandardMode`, run with
+//!   `AWS_NEW_RETRIES_2026=true`). The repository is too large to fetch here and the stored
+//!   copies of `standard.go` and `jitter_backoff.go` predate the revision, so for Go the 2026
+//!   values come from the test's cases (delays with the jitter draw fixed at 1, quota levels).
 //!
-//! | constant | pre-2026 | 2026 | botocore name |
-//! |---|---|---|---|
-//! | backoff base, transient | 1 s | 50 ms (DynamoDB 25 ms) | `ExponentialBackoff._DEFAULT_BACKOFF_CONFIG['non_throttling_base_scale']`, `_SERVICE_BACKOFF_CONFIG['dynamodb']` |
-//! | backoff base, throttling | 1 s | 1 s | `_DEFAULT_BACKOFF_CONFIG['throttling_base_scale']` |
-//! | growth | 2 | 2 | `ExponentialBackoff._BASE` |
-//! | cap, before jitter | 20 s | 20 s | `ExponentialBackoff._MAX_BACKOFF` |
-//! | max attempts | 3 | 3 (DynamoDB 4) | `DEFAULT_MAX_ATTEMPTS`, `_SERVICE_MAX_ATTEMPTS['dynamodb']` |
-//! | quota | 500 | 500 | `quota.RetryQuota.INITIAL_CAPACITY` |
-//! | retry cost, transient | 5 | 14 | `RetryQuotaChecker._RETRY_COST`, `_RETRY_COST_V2` |
-//! | retry cost, timeout | 10 | 14 (no longer special) | `_TIMEOUT_RETRY_REQUEST`, `_RETRY_COST_V2` |
-//! | retry cost, throttling | 5 | 5 | `_RETRY_COST`, `_THROTTLING_RETRY_COST` |
-//! | `x-amz-retry-after` | ignored | clamped to [delay, delay + 5 s] | `_RETRY_AFTER_MAX_ADDITIONAL` |
+//! | constant | pre-2026 | 2026 | botocore | smithy-rs | aws-sdk-go-v2 |
+//! |---|---|---|---|---|---|
+//! | base, transient | 1 s | 50 ms | `_DEFAULT_BACKOFF_CONFIG['non_throttling_base_scale']` | `RetrySpec::v2_1` `non_throttling_initial_backoff` | case "retry eventually succeeds" |
+//! | base, DynamoDB | 1 s | 25 ms | `_SERVICE_BACKOFF_CONFIG['dynamodb']` | `DynamoDbDecorator.kt` | case "dynamodb base backoff and increased retries" |
+//! | base, throttling | 1 s | 1 s | `throttling_base_scale` | `RetryConfig` `initial_backoff` | case "throttling error token bucket drain and backoff duration" |
+//! | growth | ×2 | ×2 | `ExponentialBackoff._BASE` | `calculate_exponential_backoff` | case "verifying exponential backoff timing" |
+//! | cap, before jitter | 20 s | 20 s | `_MAX_BACKOFF`, `rand × min(…)` | `max_backoff`, `.min(max_backoff)` then `mul_f64(rand)` | `DefaultMaxBackoff` |
+//! | max attempts | 3 | 3 (DynamoDB 4) | `DEFAULT_MAX_ATTEMPTS`, `_SERVICE_MAX_ATTEMPTS` | `RetryConfig::standard`, `DynamoDbDecorator.kt` | `DefaultMaxAttempts`, the dynamodb case |
+//! | quota | 500 | 500 | `RetryQuota.INITIAL_CAPACITY` | `DEFAULT_CAPACITY` | `DefaultRetryRateTokens` |
+//! | cost, transient | 5 | 14 | `_RETRY_COST`, `_RETRY_COST_V2` | `LEGACY_RETRY_COST`, `DEFAULT_RETRY_COST` | `DefaultRetryCost`, quota 486 after one retry |
+//! | cost, timeout | 10 | 14 | `_TIMEOUT_RETRY_REQUEST`; no timeout branch in the V2 path | `LEGACY_RETRY_TIMEOUT_COST`, `DEFAULT_RETRY_TIMEOUT_COST` | `DefaultRetryTimeoutCost`; no 2026 timeout case |
+//! | cost, throttling | 5 | 5 | `_RETRY_COST`, `_THROTTLING_RETRY_COST` | `LEGACY_RETRY_COST`, `THROTTLING_RETRY_COST` | quota 495 after one throttled retry |
+//! | first-attempt success adds | 1 | 1 | `_NO_RETRY_INCREMENT` | `PERMIT_REGENERATION_AMOUNT` | `DefaultNoRetryIncrement` |
+//! | `x-amz-retry-after` | ignored | clamped to [t, t + 5 s] | `_RETRY_AFTER_MAX_ADDITIONAL` | `retry_after.clamp(t_i, t_i + 5 s)` | cases "x-amz-retry-after minimum/maximum …" |
 //!
 //! The delay before retry `i` (0-based) is `rand[0, 1) × min(base × 2^i, 20 s)`: full jitter of
-//! the capped value (`ExponentialBackoff.delay_amount`).
+//! the capped value (botocore `ExponentialBackoff.delay_amount`, smithy-rs
+//! `calculate_exponential_backoff`).
+//!
+//! Where the SDKs differ before 2026, this module follows botocore and smithy-rs:
+//! aws-sdk-go-v2's pre-2026 `ExponentialJitterBackoff` waits `rand × 2^attempt` seconds with the
+//! 1-based attempt count (up to 2 s before the first retry; `jitter_backoff_test.go`, case
+//! "min delay ceiling"), and smithy-rs's pre-2.1 path uses an `x-amz-retry-after` in place of
+//! the computed delay (capped at 20 s) where botocore and Go ignore it. Long-polling operations
+//! (SQS `ReceiveMessage`), which in 2026 sleep the backoff even when the quota is empty, are not
+//! modelled.
 //!
 //! ```
 //! use rebound_retry::aws::{AwsRetryMode, ErrorKind};
@@ -44,15 +66,43 @@ use crate::jitter::Jitter;
 use crate::policy::Policy;
 use std::time::Duration;
 
-/// The cap on the backoff, applied before jitter (`ExponentialBackoff._MAX_BACKOFF`).
+/// The cap on the backoff, applied before jitter (botocore `ExponentialBackoff._MAX_BACKOFF`,
+/// smithy-rs `RetryConfig` `max_backoff`, aws-sdk-go-v2 `DefaultMaxBackoff`).
 pub const MAX_BACKOFF: Duration = Duration::from_secs(20);
-/// The retry quota's size (`quota.RetryQuota.INITIAL_CAPACITY`).
+/// The retry quota's size (botocore `quota.RetryQuota.INITIAL_CAPACITY`, smithy-rs
+/// `token_bucket::DEFAULT_CAPACITY`, aws-sdk-go-v2 `DefaultRetryRateTokens`).
 pub const QUOTA_CAPACITY: u64 = 500;
-/// How far past the computed delay `x-amz-retry-after` may move a wait
-/// (`ExponentialBackoff._RETRY_AFTER_MAX_ADDITIONAL`).
+/// How far past the computed delay `x-amz-retry-after` may move a wait, 2026 only (botocore
+/// `ExponentialBackoff._RETRY_AFTER_MAX_ADDITIONAL`; smithy-rs `StandardRetryStrategy::
+/// calculate_backoff`, `t_i + Duration::from_secs(5)`).
 pub const RETRY_AFTER_MAX_ADDITIONAL: Duration = Duration::from_secs(5);
-/// The 2026 cost of a throttling retry (`RetryQuotaChecker._THROTTLING_RETRY_COST`).
+/// The 2026 cost of a throttling retry (botocore `RetryQuotaChecker._THROTTLING_RETRY_COST`,
+/// smithy-rs `token_bucket::THROTTLING_RETRY_COST`); also the pre-2026 cost of any retry but a
+/// timeout (botocore `_RETRY_COST`, smithy-rs `LEGACY_RETRY_COST`, aws-sdk-go-v2
+/// `DefaultRetryCost`).
 pub const THROTTLING_RETRY_COST: u64 = 5;
+/// The 2026 cost of any other retry, timeouts included (botocore `_RETRY_COST_V2`, smithy-rs
+/// `DEFAULT_RETRY_COST` and `DEFAULT_RETRY_TIMEOUT_COST`).
+pub const RETRY_COST_2026: u64 = 14;
+/// What a call that succeeds at its first attempt adds to the quota, in both modes (botocore
+/// `_NO_RETRY_INCREMENT`, smithy-rs `PERMIT_REGENERATION_AMOUNT`, aws-sdk-go-v2
+/// `DefaultNoRetryIncrement`).
+pub const NO_RETRY_INCREMENT: u64 = 1;
+/// The backoff base before 2026, and for throttling errors in 2026 (botocore `_BASE ** 0` and
+/// `throttling_base_scale`, smithy-rs `RetryConfig` `initial_backoff`).
+pub const BASE: Duration = Duration::from_secs(1);
+/// The 2026 backoff base for transient errors (botocore `non_throttling_base_scale`,
+/// smithy-rs `RetrySpec::v2_1` `non_throttling_initial_backoff`).
+pub const TRANSIENT_BASE_2026: Duration = Duration::from_millis(50);
+/// The 2026 backoff base for DynamoDB's transient errors (botocore
+/// `_SERVICE_BACKOFF_CONFIG['dynamodb']`, smithy-rs `DynamoDbDecorator.kt`).
+pub const DYNAMODB_BASE_2026: Duration = Duration::from_millis(25);
+/// The most attempts, the first included (botocore `DEFAULT_MAX_ATTEMPTS`, smithy-rs
+/// `RetryConfig::standard`, aws-sdk-go-v2 `DefaultMaxAttempts`).
+pub const MAX_ATTEMPTS: u64 = 3;
+/// DynamoDB's most attempts in 2026 (botocore `_SERVICE_MAX_ATTEMPTS['dynamodb']`, smithy-rs
+/// `DynamoDbDecorator.kt` `with_max_attempts(4)`).
+pub const DYNAMODB_MAX_ATTEMPTS_2026: u64 = 4;
 
 /// Which standard mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,17 +132,17 @@ impl AwsRetryMode {
     /// The most attempts, the first included.
     pub const fn max_attempts(self) -> u64 {
         match self {
-            AwsRetryMode::Standard | AwsRetryMode::Standard2026 => 3,
-            AwsRetryMode::Standard2026DynamoDb => 4,
+            AwsRetryMode::Standard | AwsRetryMode::Standard2026 => MAX_ATTEMPTS,
+            AwsRetryMode::Standard2026DynamoDb => DYNAMODB_MAX_ATTEMPTS_2026,
         }
     }
 
     /// The backoff's base for an error of `kind`.
     pub const fn base(self, kind: ErrorKind) -> Duration {
         match (self, kind) {
-            (AwsRetryMode::Standard, _) | (_, ErrorKind::Throttling) => Duration::from_secs(1),
-            (AwsRetryMode::Standard2026, _) => Duration::from_millis(50),
-            (AwsRetryMode::Standard2026DynamoDb, _) => Duration::from_millis(25),
+            (AwsRetryMode::Standard, _) | (_, ErrorKind::Throttling) => BASE,
+            (AwsRetryMode::Standard2026, _) => TRANSIENT_BASE_2026,
+            (AwsRetryMode::Standard2026DynamoDb, _) => DYNAMODB_BASE_2026,
         }
     }
 
@@ -102,7 +152,7 @@ impl AwsRetryMode {
             (AwsRetryMode::Standard, ErrorKind::Timeout) => AwsCosts::STANDARD.timeout,
             (AwsRetryMode::Standard, _) => AwsCosts::STANDARD.retry,
             (_, ErrorKind::Throttling) => THROTTLING_RETRY_COST,
-            (_, _) => AwsCosts::REVISED_2026.retry,
+            (_, _) => RETRY_COST_2026,
         }
     }
 
@@ -143,85 +193,5 @@ impl AwsRetryMode {
             .max_attempts(self.max_attempts())
             .build()
             .expect("the AWS constants make a valid policy")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::budget::{RetryBudget, RetryCause};
-    use std::time::Instant;
-
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
-    }
-
-    /// botocore/retries/standard.py: `_DEFAULT_BACKOFF_CONFIG` (`non_throttling_base_scale`
-    /// 0.05, `throttling_base_scale` 1), `_SERVICE_BACKOFF_CONFIG['dynamodb']` (0.025),
-    /// `DEFAULT_MAX_ATTEMPTS` (3), `_SERVICE_MAX_ATTEMPTS['dynamodb']` (4); pre-2026 the base is
-    /// `_BASE ** (attempt - 1)` seconds, i.e. 1 s.
-    #[test]
-    fn bases_and_attempts() {
-        use AwsRetryMode::*;
-        assert_eq!(
-            [Standard, Standard2026, Standard2026DynamoDb].map(|m| m.base(ErrorKind::Transient)),
-            [ms(1000), ms(50), ms(25)]
-        );
-        assert_eq!(
-            [Standard, Standard2026, Standard2026DynamoDb].map(|m| m.base(ErrorKind::Throttling)),
-            [ms(1000); 3]
-        );
-        assert_eq!([Standard, Standard2026, Standard2026DynamoDb].map(AwsRetryMode::max_attempts), [3, 3, 4]);
-    }
-
-    /// `ExponentialBackoff._MAX_BACKOFF` (20) applied before jitter: `rand × min(..., 20)`.
-    #[test]
-    fn the_cap_holds_before_jitter() {
-        let m = AwsRetryMode::Standard2026;
-        assert_eq!(m.delay(3, ErrorKind::Transient, 1.0, None), ms(400));
-        assert_eq!(m.delay(10, ErrorKind::Transient, 1.0, None), MAX_BACKOFF, "50 ms × 1024 > 20 s");
-        assert_eq!(m.delay(10, ErrorKind::Transient, 0.5, None), ms(10_000), "jitter of the cap");
-        assert_eq!(m.delay(u32::MAX, ErrorKind::Throttling, 0.25, None), ms(5_000));
-        assert_eq!(m.delay(0, ErrorKind::Transient, f64::NAN, None), Duration::ZERO);
-    }
-
-    /// `_RETRY_AFTER_MAX_ADDITIONAL` (5): `max(t, min(retry_after, t + 5))`, 2026 only.
-    #[test]
-    fn x_amz_retry_after_is_clamped_to_the_delay_plus_5_s() {
-        let m = AwsRetryMode::Standard2026;
-        let t = m.delay(2, ErrorKind::Transient, 1.0, None); // 200 ms
-        assert_eq!(m.delay(2, ErrorKind::Transient, 1.0, Some(ms(0))), t, "never below the delay");
-        assert_eq!(m.delay(2, ErrorKind::Transient, 1.0, Some(ms(3000))), ms(3000));
-        assert_eq!(m.delay(2, ErrorKind::Transient, 1.0, Some(ms(60_000))), t + RETRY_AFTER_MAX_ADDITIONAL);
-        assert_eq!(
-            AwsRetryMode::Standard.delay(0, ErrorKind::Transient, 1.0, Some(ms(9000))),
-            ms(1000),
-            "ignored"
-        );
-    }
-
-    /// `RetryQuotaChecker`: `_RETRY_COST` 5, `_TIMEOUT_RETRY_REQUEST` 10, `_RETRY_COST_V2` 14,
-    /// `_THROTTLING_RETRY_COST` 5; `quota.RetryQuota.INITIAL_CAPACITY` 500.
-    #[test]
-    fn quota_costs() {
-        use AwsRetryMode::*;
-        use ErrorKind::*;
-        assert_eq!([Transient, Timeout, Throttling].map(|k| Standard.retry_cost(k)), [5, 10, 5]);
-        assert_eq!([Transient, Timeout, Throttling].map(|k| Standard2026.retry_cost(k)), [14, 14, 5]);
-        let q = Standard2026.quota();
-        assert_eq!(q.available(), QUOTA_CAPACITY);
-        let now = Instant::now();
-        assert!(q.try_retry(now, RetryCause::Timeout));
-        assert_eq!(q.available(), 486, "a timeout costs 14, like any transient error");
-        let granted = (0..100).filter(|_| q.try_retry(now, RetryCause::Error)).count();
-        assert_eq!(granted, 34, "486 / 14");
-        q.on_success(now, Some(RetryCause::Error));
-        assert_eq!(q.available(), 486 - 34 * 14 + 14);
-    }
-
-    #[test]
-    fn the_policy_matches_the_mode() {
-        let p = AwsRetryMode::Standard2026DynamoDb.policy();
-        assert_eq!((p.base(), p.cap(), p.max_retries()), (ms(25), Some(MAX_BACKOFF), Some(3)));
     }
 }

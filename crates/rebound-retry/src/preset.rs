@@ -7,9 +7,9 @@
 //!
 //! | preset | spec | source |
 //! |---|---|---|
-//! | `aws-standard` | `exponential:base=1s,factor=2,cap=20s,jitter=full,max-attempts=3,budget=aws:500` | botocore `retries/standard.py` before 2026 (`ExponentialBackoff`, `DEFAULT_MAX_ATTEMPTS`, `RetryQuotaChecker`); [`crate::aws`] |
-//! | `aws-2026` | `exponential:base=50ms,factor=2,cap=20s,jitter=full,max-attempts=3,budget=aws-2026:500` | the same file with `AWS_NEW_RETRIES_2026` (`non_throttling_base_scale`, `_RETRY_COST_V2`) |
-//! | `aws-2026-dynamodb` | `exponential:base=25ms,factor=2,cap=20s,jitter=full,max-attempts=4,budget=aws-2026:500` | the same, `_SERVICE_BACKOFF_CONFIG['dynamodb']`, `_SERVICE_MAX_ATTEMPTS['dynamodb']` |
+//! | `aws-standard` | `exponential:base=1s,factor=2,cap=20s,jitter=full,max-attempts=3,budget=aws:500` | botocore `retries/standard.py` before 2026 (`ExponentialBackoff`, `DEFAULT_MAX_ATTEMPTS`, `RetryQuotaChecker`), smithy-rs `RetrySpec::v2_0` and `token_bucket.rs` legacy costs, aws-sdk-go-v2 `aws/retry/standard.go`; [`crate::aws`] |
+//! | `aws-2026` | `exponential:base=50ms,factor=2,cap=20s,jitter=full,max-attempts=3,budget=aws-2026:500` | the same files with `AWS_NEW_RETRIES_2026` (botocore `non_throttling_base_scale`, `_RETRY_COST_V2`; smithy-rs `RetrySpec::v2_1`, `DEFAULT_RETRY_COST`; aws-sdk-go-v2 `retry2026_test.go`) |
+//! | `aws-2026-dynamodb` | `exponential:base=25ms,factor=2,cap=20s,jitter=full,max-attempts=4,budget=aws-2026:500` | the same, botocore `_SERVICE_BACKOFF_CONFIG['dynamodb']`, `_SERVICE_MAX_ATTEMPTS['dynamodb']`; smithy-rs `DynamoDbDecorator.kt` |
 //! | `aws-adaptive` | `aws-standard` + `throttle=cubic` | botocore `retries/adaptive.py`: standard mode plus the CUBIC client rate limiter ([`crate::throttle`]) |
 //! | `grpc-a6` | `exponential:base=100ms,factor=2,cap=1s,jitter=full,max-attempts=4,budget=grpc:10:0.1` | gRFC A6 (client retries), its example service config: `maxAttempts` 4, `initialBackoff` 0.1s, `maxBackoff` 1s, `backoffMultiplier` 2, `retryThrottling` `maxTokens` 10, `tokenRatio` 0.1; jitter `random(0, min(...))` |
 //! | `backon-default` | `exponential:base=1s,factor=2,cap=60s,max-retries=3` | backon 1.6.0 `src/backoff/exponential.rs`, `ExponentialBuilder::new` (jitter off) |

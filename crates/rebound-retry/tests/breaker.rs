@@ -52,6 +52,49 @@ fn resilience4j_threshold_is_inclusive() {
     assert_eq!(b.state(), BreakerState::Open);
 }
 
+/// The lock-free closed path of a count-window breaker (a success into a full window of
+/// successes changes nothing) decides exactly as a plain model of "the last N calls" does:
+/// 20 000 seeded outcomes, mostly successes with bursts of failures, checked call by call.
+#[test]
+fn a_count_window_trips_exactly_where_the_last_n_calls_say() {
+    let (n, min_calls, threshold) = (10usize, 5u64, 0.5);
+    let clock = ManualClock::new();
+    let b =
+        CircuitBreaker::failure_rate(threshold, min_calls as u32, SlidingWindow::Count(n as u32), secs(1))
+            .build()
+            .unwrap();
+    let mut model: std::collections::VecDeque<bool> = std::collections::VecDeque::new();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut trips = 0;
+    for step in 0..20_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let failed = (seed % 100) < if (step / 500) % 2 == 0 { 2 } else { 45 };
+        let p = b.try_acquire(&clock).expect("closed: every call is admitted");
+        if failed {
+            b.on_failure(p, &clock);
+        } else {
+            b.on_success(p, &clock);
+        }
+        model.push_back(failed);
+        if model.len() > n {
+            model.pop_front();
+        }
+        let failures = model.iter().filter(|f| **f).count() as f64;
+        let should_trip = model.len() as u64 >= min_calls && failures / model.len() as f64 >= threshold;
+        assert_eq!(b.state() == BreakerState::Open, should_trip, "step {step}");
+        if should_trip {
+            trips += 1;
+            clock.advance(secs(1));
+            succeed(&b, &clock, 1); // the probe closes it with a fresh window
+            model.clear();
+        }
+    }
+    assert!(trips > 10, "the bursts trip the breaker ({trips} trips)");
+    assert!(b.counters().successes > 10_000);
+}
+
 /// resilience4j: open rejects until the wait duration has elapsed; then HALF_OPEN "permits a
 /// configurable number of calls ... Further calls are rejected ... until all permitted calls
 /// have completed. If the failure rate ... is then equal or greater than the configured

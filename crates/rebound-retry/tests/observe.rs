@@ -1,6 +1,8 @@
 //! Features `metrics` and `tracing`: the executors, budgets, throttles and the responsive
 //! backoff report through the facades, under the names and labels of the crate docs' table.
-//! Each test installs its recorder or subscriber for its own thread only.
+//! Each test installs its recorder for its own thread only. The `tracing` output is read in
+//! `tests/observe_tracing.rs`, a binary of its own: here, threads without a subscriber would
+//! race the capturing one to register `tracing`'s callsites and could cache them as disabled.
 
 use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 use rebound_retry::budget::GrpcBudget;
@@ -8,7 +10,6 @@ use rebound_retry::observe;
 use rebound_retry::throttle::{Admission, Throttle};
 use rebound_retry::{retry, GiveUp, ManualClock, Policy, Responsive, ResponsiveConfig};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -164,62 +165,6 @@ fn prometheus_exporter_renders_them() {
     ] {
         assert!(text.lines().any(|l| l == line), "no line `{line}` in:\n{text}");
     }
-}
-
-/// A `tracing` subscriber writing formatted lines into a shared buffer.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[test]
-fn tracing_has_a_span_per_call_and_an_event_per_retry() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let clock = ManualClock::new();
-    tracing::subscriber::with_default(subscriber, || {
-        let policy = Policy::exponential(ms(100), 2.0).max_retries(2).build().unwrap();
-        let _ = retry(policy.backoff(), || Err::<(), _>("busy")).sleeper(&clock).clock(&clock).call();
-    });
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "two retries and a give-up:\n{text}");
-    assert!(lines.iter().all(|l| l.contains("rebound.retry:")), "each inside the call's span:\n{text}");
-    assert!(lines[0].contains("retrying attempt=1 delay_s=0.1 reason=\"error\""), "{text}");
-    assert!(lines[1].contains("retrying attempt=2 delay_s=0.2 reason=\"error\""), "{text}");
-    assert!(lines[2].contains("gave up attempts=3 reason=\"exhausted\""), "{text}");
-}
-
-#[tokio::test(start_paused = true)]
-async fn the_async_executor_runs_in_its_span_too() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
-    let policy = Policy::constant(ms(100)).max_retries(1).build().unwrap();
-    let _ = rebound_retry::retry_async(policy.backoff(), || async { Err::<(), _>("busy") }).call().await;
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "a retry and a give-up:\n{text}");
-    assert!(lines.iter().all(|l| l.contains("rebound.retry:")), "each inside the call's span:\n{text}");
-    assert!(lines[0].contains("retrying attempt=1 delay_s=0.1 reason=\"error\""), "{text}");
-    assert!(lines[1].contains("gave up attempts=2 reason=\"exhausted\""), "{text}");
 }
 
 #[test]

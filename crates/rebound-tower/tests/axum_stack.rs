@@ -1,7 +1,6 @@
 //! The tower stack against a real axum server on 127.0.0.1 that answers 503 (optionally with
 //! `Retry-After`) to its first N requests, with tokio's clock paused so that backoff waits take no real time.
 
-use axum::extract::State;
 use axum::http::StatusCode;
 use bytes::Bytes;
 use http_body_util::Full;
@@ -9,70 +8,22 @@ use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 use rebound_retry::Policy;
+use rebound_testkit::{Flaky, FlakyServer};
 use rebound_tower::{clone_http_request, HttpStatuses, ReboundPolicy, RetryLayer};
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 use tower::{Service, ServiceBuilder, ServiceExt};
 
-/// Requests a test server answers before it refuses everything (bounds a runaway client).
-const MAX_REQUESTS: u32 = 50;
-
-/// A local server failing its first `fail_first` requests with 503. It stops when dropped.
-struct FlakyServer {
-    addr: SocketAddr,
-    hits: Arc<AtomicU32>,
-    _stop: tokio::sync::oneshot::Sender<()>,
+/// A local server failing its first `fail_first` requests with 503 and `Retry-After:
+/// retry_after` if set (410 past `rebound_testkit::MAX_REQUESTS`). It stops when dropped.
+async fn flaky(fail_first: u32, retry_after: Option<&'static str>) -> FlakyServer {
+    FlakyServer::start(Flaky { retry_after, ..Flaky::failing(fail_first) }).await
 }
 
-impl FlakyServer {
-    async fn start(fail_first: u32) -> FlakyServer {
-        FlakyServer::start_with(fail_first, None).await
-    }
-
-    /// Fails the first `fail_first` requests with 503 and `Retry-After: retry_after` if set.
-    async fn start_with(fail_first: u32, retry_after: Option<&'static str>) -> FlakyServer {
-        let hits = Arc::new(AtomicU32::new(0));
-        let app = axum::Router::new()
-            .fallback(move |State(hits): State<Arc<AtomicU32>>| async move {
-                let mut headers = http::HeaderMap::new();
-                let status = match hits.fetch_add(1, Ordering::SeqCst) {
-                    n if n >= MAX_REQUESTS => StatusCode::GONE,
-                    n if n < fail_first => {
-                        if let Some(v) = retry_after {
-                            headers.insert("retry-after", http::HeaderValue::from_static(v));
-                        }
-                        StatusCode::SERVICE_UNAVAILABLE
-                    }
-                    _ => StatusCode::OK,
-                };
-                (status, headers)
-            })
-            .with_state(hits.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    stopped.await.ok();
-                })
-                .await
-                .unwrap();
-        });
-        FlakyServer { addr, hits, _stop: stop }
-    }
-
-    fn hits(&self) -> u32 {
-        self.hits.load(Ordering::SeqCst)
-    }
-
-    fn request(&self, method: &str) -> http::Request<Full<Bytes>> {
-        let uri = format!("http://{}/thing", self.addr);
-        http::Request::builder().method(method).uri(uri).body(Full::new(Bytes::from_static(b"x"))).unwrap()
-    }
+fn request(server: &FlakyServer, method: &str) -> http::Request<Full<Bytes>> {
+    let body = Full::new(Bytes::from_static(b"x"));
+    http::Request::builder().method(method).uri(server.url()).body(body).unwrap()
 }
 
 fn policy(max_retries: u64) -> Policy {
@@ -97,8 +48,8 @@ fn http_policy(max_retries: u64) -> ReboundPolicy<Req, HttpStatuses> {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn retries_503_until_200_with_the_policy_delays() {
-    let server = FlakyServer::start(3).await;
-    let (status, took) = send(http_policy(5), server.request("GET")).await;
+    let server = flaky(3, None).await;
+    let (status, took) = send(http_policy(5), request(&server, "GET")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(server.hits(), 4);
     assert_eq!(took, Duration::from_millis(100 + 200 + 400), "waits of 100, 200, 400 ms");
@@ -106,8 +57,8 @@ async fn retries_503_until_200_with_the_policy_delays() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn gives_back_the_last_response_when_retries_run_out() {
-    let server = FlakyServer::start(10).await;
-    let (status, took) = send(http_policy(2), server.request("PUT")).await;
+    let server = flaky(10, None).await;
+    let (status, took) = send(http_policy(2), request(&server, "PUT")).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(server.hits(), 3);
     assert_eq!(took, Duration::from_millis(300));
@@ -115,29 +66,29 @@ async fn gives_back_the_last_response_when_retries_run_out() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn post_is_retried_only_with_opt_in() {
-    let server = FlakyServer::start(1).await;
-    let (status, _) = send(http_policy(5), server.request("POST")).await;
+    let server = flaky(1, None).await;
+    let (status, _) = send(http_policy(5), request(&server, "POST")).await;
     assert_eq!((status, server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
 
     let opt_in = http_policy(5).when(HttpStatuses::default().retry_non_idempotent(true));
-    let (status, _) = send(opt_in, server.request("POST")).await;
+    let (status, _) = send(opt_in, request(&server, "POST")).await;
     assert_eq!((status, server.hits()), (StatusCode::OK, 2));
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn requests_that_cannot_be_cloned_are_sent_once() {
-    let server = FlakyServer::start(1).await;
+    let server = flaky(1, None).await;
     let never = ReboundPolicy::with_cloner(policy(5), |_: &Req| None).when(HttpStatuses::default());
-    let (status, _) = send(never, server.request("GET")).await;
+    let (status, _) = send(never, request(&server, "GET")).await;
     assert_eq!((status, server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 1));
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn max_elapsed_stops_before_a_wait_that_would_pass_it() {
-    let server = FlakyServer::start(10).await;
+    let server = flaky(10, None).await;
     let limited = policy(10).to_builder().max_elapsed(Duration::from_millis(350)).build().unwrap();
     let p = ReboundPolicy::with_cloner(limited, clone_http_request).when(HttpStatuses::default());
-    let (status, took) = send(p, server.request("GET")).await;
+    let (status, took) = send(p, request(&server, "GET")).await;
     // 100 + 200 = 300 ms fit; the next wait (400 ms) would end at 700 ms > 350 ms.
     assert_eq!(
         (status, server.hits(), took),
@@ -148,33 +99,33 @@ async fn max_elapsed_stops_before_a_wait_that_would_pass_it() {
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_budget_stops_retries_and_hears_of_successes() {
     use rebound_retry::budget::GrpcBudget;
-    let server = FlakyServer::start(3).await;
+    let server = flaky(3, None).await;
     // gRPC A6 with 4 tokens, 1 back per success: a failure leaving 3 (> 4/2) may retry, one
     // leaving 2 may not.
     let budget = Arc::new(GrpcBudget::new(4.0, 1.0).unwrap());
     let policy = http_policy(5).budget(budget.clone());
-    let (status, _) = send(policy.clone(), server.request("GET")).await;
+    let (status, _) = send(policy.clone(), request(&server, "GET")).await;
     assert_eq!((status, server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 2), "1 try + 1 retry");
-    let (status, _) = send(policy.clone(), server.request("GET")).await;
+    let (status, _) = send(policy.clone(), request(&server, "GET")).await;
     assert_eq!((status, server.hits()), (StatusCode::SERVICE_UNAVAILABLE, 3), "budget spent");
     assert_eq!(budget.tokens(), 1.0);
-    let (status, _) = send(policy, server.request("GET")).await;
+    let (status, _) = send(policy, request(&server, "GET")).await;
     assert_eq!((status, server.hits(), budget.tokens()), (StatusCode::OK, 4, 2.0), "a success adds 1");
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn retry_after_is_honoured_when_longer_than_the_backoff() {
-    let server = FlakyServer::start_with(2, Some("2")).await;
-    let (status, took) = send(http_policy(5), server.request("GET")).await;
+    let server = flaky(2, Some("2")).await;
+    let (status, took) = send(http_policy(5), request(&server, "GET")).await;
     assert_eq!((status, server.hits()), (StatusCode::OK, 3));
     assert_eq!(took, Duration::from_secs(4), "two waits of Retry-After: 2 (not 100 + 200 ms)");
 }
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn retry_after_above_the_ceiling_ends_the_retries() {
-    let server = FlakyServer::start_with(2, Some("120")).await;
+    let server = flaky(2, Some("120")).await;
     let policy = http_policy(5).hint_ceiling(Duration::from_secs(60));
-    let (status, took) = send(policy, server.request("GET")).await;
+    let (status, took) = send(policy, request(&server, "GET")).await;
     assert_eq!((status, server.hits(), took), (StatusCode::SERVICE_UNAVAILABLE, 1, Duration::ZERO));
 }
 

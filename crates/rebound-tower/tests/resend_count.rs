@@ -2,37 +2,18 @@
 //! (1, 2, ...) on the request's span and in an event, read back with a capturing subscriber.
 
 use rebound_retry::Policy;
+use rebound_testkit::TraceCapture;
 use rebound_tower::{ReboundPolicy, RetryLayer};
-use std::io::Write;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tower::{ServiceBuilder, ServiceExt};
 use tracing::Instrument;
 
-/// A `tracing` writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn resent_requests_carry_the_resend_count() {
-    let capture = Capture::default();
-    let writer = capture.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let capture = TraceCapture::new();
+    let _guard = capture.set_default();
 
     // Fails twice, then answers.
     let calls = Arc::new(AtomicU32::new(0));
@@ -54,7 +35,7 @@ async fn resent_requests_carry_the_resend_count() {
     assert_eq!(answer, Ok(42));
     assert_eq!(calls.load(Ordering::SeqCst), 3);
 
-    let text = String::from_utf8(capture.0.lock().unwrap().clone()).unwrap();
+    let text = capture.text();
     let resends: Vec<&str> = text.lines().filter(|l| l.contains("resending request")).collect();
     assert_eq!(resends.len(), 2, "two resends, none for the first send:\n{text}");
     for (line, n) in resends.iter().zip(1..) {

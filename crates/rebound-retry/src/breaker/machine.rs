@@ -2,16 +2,18 @@
 //! recording outcomes, and the transitions between closed, open and half-open.
 
 use super::config::{Config, Trip};
+use super::permit::{offset, NO_START};
 use super::window::{Totals, Window};
 use super::{bump, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, StateChange};
 use crate::clock::Clock;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::Instant;
 
 const CLOSED: u64 = 0;
 const OPEN: u64 = 1;
 const HALF_OPEN: u64 = 2;
 
+#[inline]
 pub(super) fn state_of(packed: u64) -> BreakerState {
     match packed & 3 {
         CLOSED => BreakerState::Closed,
@@ -75,9 +77,13 @@ impl CircuitBreaker {
             last_probe: now,
         };
         CircuitBreaker {
-            cfg,
             packed: AtomicU64::new(CLOSED),
+            fast: super::fast::Fast::of(&cfg),
+            timed: cfg.timed(),
+            origin: now,
+            clean: AtomicBool::new(false),
             streak: AtomicU32::new(0),
+            cfg,
             machine: std::sync::Mutex::new(machine),
             counters: super::Counters::default(),
             hook,
@@ -106,6 +112,7 @@ impl CircuitBreaker {
                 if let Trip::Rate { window, .. } = self.cfg.trip {
                     m.window = Some(Window::new(window));
                 }
+                self.clean.store(false, Ordering::Relaxed);
                 self.streak.store(0, Ordering::Relaxed);
                 bump(&self.counters.closed);
             }
@@ -124,8 +131,8 @@ impl CircuitBreaker {
             }
             match m.state {
                 BreakerState::Closed => {
-                    let start = self.cfg.timed().then_some(now);
-                    Ok(BreakerPermit { generation: m.generation, start, probe: false })
+                    let start = if self.timed { offset(self.origin, now) } else { NO_START };
+                    Ok(BreakerPermit::new(m.generation, start, false))
                 }
                 BreakerState::Open => {
                     Err(BreakerOpen { retry_after: Some(m.open_until.saturating_duration_since(now)) })
@@ -156,24 +163,28 @@ impl CircuitBreaker {
         m.issued += 1;
         m.last_probe = now;
         bump(&self.counters.probes);
-        Ok(BreakerPermit { generation: m.generation, start: Some(now), probe: true })
+        Ok(BreakerPermit::new(m.generation, offset(self.origin, now), true))
     }
 
-    /// Records an outcome (every path but a consecutive breaker's closed success).
+    /// Records an outcome (every path but the closed fast path's successes, `fast.rs`).
     pub(super) fn record(&self, permit: BreakerPermit, failed: bool, clock: &impl Clock) {
-        let needs_time = permit.probe || self.cfg.timed() || failed;
+        let probe = permit.is_probe();
+        let needs_time = probe || self.timed;
         let now = if needs_time { Some(clock.now()) } else { None };
-        let slow = match (self.cfg.slow, permit.start, now) {
-            (Some(s), Some(start), Some(now)) => now.saturating_duration_since(start) >= s.duration,
+        let slow = match (self.cfg.slow, permit.start(), now) {
+            (Some(s), Some(start), Some(now)) => {
+                let took = offset(self.origin, now).saturating_sub(start).max(0);
+                u128::from(took.unsigned_abs()) >= s.duration.as_nanos()
+            }
             _ => false,
         };
         bump(if failed { &self.counters.failures } else { &self.counters.successes });
         if slow {
             bump(&self.counters.slow_calls);
         }
-        if let (Trip::Consecutive { failures }, false) = (self.cfg.trip, permit.probe) {
+        if let (Trip::Consecutive { failures }, false) = (self.cfg.trip, probe) {
             // A closed-state failure (successes took the fast path).
-            if self.packed.load(Ordering::Acquire) >> 2 != permit.generation {
+            if self.packed.load(Ordering::Acquire) >> 2 != permit.generation() {
                 return;
             }
             if self.streak.fetch_add(1, Ordering::Relaxed).saturating_add(1) < failures {
@@ -184,9 +195,9 @@ impl CircuitBreaker {
         let now = || now.unwrap_or_else(|| clock.now());
         let change = {
             let mut m = self.lock();
-            if m.generation != permit.generation {
+            if m.generation != permit.generation() {
                 None
-            } else if permit.probe {
+            } else if probe {
                 self.record_probe(&mut m, failed, slow, now())
             } else {
                 self.record_closed(&mut m, failed, slow, now)
@@ -206,6 +217,7 @@ impl CircuitBreaker {
             (Trip::Consecutive { .. }, _) => true, // the streak reached the threshold
             (Trip::Rate { min_calls, .. }, Some(w)) => {
                 let totals = w.record(&now, failed, slow);
+                self.clean.store(w.is_clean(), Ordering::Relaxed);
                 totals.calls >= u64::from(min_calls) && self.over_threshold(totals)
             }
             (Trip::Rate { .. }, None) => false,

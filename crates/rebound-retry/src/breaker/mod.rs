@@ -2,17 +2,20 @@
 //! fast path; the state machine is in `machine`, the configuration in `config`.
 
 mod config;
+mod fast;
 mod machine;
+mod permit;
 mod spec;
 mod window;
 
 pub use config::{CircuitBreakerBuilder, OpenDuration, SlowCalls, Trip, MAX_OPEN};
+pub use permit::BreakerPermit;
 pub use spec::BreakerSpec;
 pub use window::SlidingWindow;
 
 use crate::clock::Clock;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// A breaker's state.
@@ -37,25 +40,6 @@ pub struct StateChange {
     pub at: Instant,
 }
 
-/// Leave to make one call, from [`CircuitBreaker::try_acquire`]. Report its outcome with
-/// [`on_success`](CircuitBreaker::on_success) or [`on_failure`](CircuitBreaker::on_failure), or
-/// [`release`](CircuitBreaker::release) it if the call was not made or its outcome says nothing
-/// about the dependency (cancelled, a permanent error).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[must_use = "report the call's outcome to the breaker"]
-pub struct BreakerPermit {
-    generation: u64,
-    start: Option<Instant>,
-    probe: bool,
-}
-
-impl BreakerPermit {
-    /// Whether this call is a half-open probe.
-    pub fn is_probe(&self) -> bool {
-        self.probe
-    }
-}
-
 /// A call rejected by an open (or half-open and fully probing) breaker; it was not made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BreakerOpen {
@@ -76,8 +60,9 @@ impl fmt::Display for BreakerOpen {
 impl std::error::Error for BreakerOpen {}
 
 /// Counts since the breaker was built (a snapshot, not read atomically as a set). Each counter
-/// is exact except `successes` of a consecutive breaker while closed, which is counted without a
-/// locked instruction and may miss a few under concurrent successes.
+/// is exact except `successes` while closed (on the fast path of a consecutive breaker or a
+/// count-window rate breaker without slow-call detection), which is counted without a locked
+/// instruction and may miss a few under concurrent successes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BreakerCounters {
     /// Calls reported successful.
@@ -143,8 +128,9 @@ fn bump(c: &AtomicU64) {
 /// presumed lost and its slot given to a new probe.
 ///
 /// The breaker reads time from the [`Clock`] each call passes in (a [`ManualClock`] in tests, an
-/// `Instant` in the simulator); a closed consecutive breaker without slow-call detection never
-/// reads it. It is `Send + Sync`; share it in an `Arc`.
+/// `Instant` in the simulator). A closed breaker with a consecutive trip, or a rate trip over a
+/// count window, and no slow-call detection never reads it on a success, and takes no lock
+/// (see `fast.rs` for what the closed path costs). It is `Send + Sync`; share it in an `Arc`.
 ///
 /// ```
 /// use rebound_retry::{BreakerState, CircuitBreaker, ManualClock};
@@ -167,11 +153,20 @@ fn bump(c: &AtomicU64) {
 ///
 /// [`ManualClock`]: crate::ManualClock
 pub struct CircuitBreaker {
-    cfg: config::Config,
     /// `generation << 2 | state`: read without the lock on the closed path.
     packed: AtomicU64,
+    /// Which closed-state success path this breaker takes (fixed at build).
+    fast: fast::Fast,
+    /// Whether a closed permit carries its start time (`cfg.timed()`, fixed at build).
+    timed: bool,
+    /// The instant permits measure their start from (`permit::offset`).
+    origin: Instant,
+    /// Count windows: the window is full and holds no failure and no slow call, so a success
+    /// changes nothing in it (written under the lock, read without it).
+    clean: AtomicBool,
     /// Failures in a row while closed (consecutive breakers).
     streak: AtomicU32,
+    cfg: config::Config,
     machine: std::sync::Mutex<machine::Machine>,
     counters: Counters,
     hook: Option<Box<dyn Fn(StateChange) + Send + Sync>>,
@@ -236,41 +231,6 @@ impl CircuitBreaker {
         }
     }
 
-    /// Asks to make one call now.
-    ///
-    /// # Errors
-    /// [`BreakerOpen`] when the breaker is open, or half-open with every probe slot taken: do
-    /// not make the call.
-    #[inline]
-    pub fn try_acquire(&self, clock: &impl Clock) -> Result<BreakerPermit, BreakerOpen> {
-        let packed = self.packed.load(Ordering::Acquire);
-        if machine::state_of(packed) == BreakerState::Closed {
-            let start = if self.cfg.timed() { Some(clock.now()) } else { None };
-            return Ok(BreakerPermit { generation: packed >> 2, start, probe: false });
-        }
-        let acquired = self.acquire_slow(clock.now());
-        if acquired.is_err() {
-            crate::observe::breaker_rejected();
-        }
-        acquired
-    }
-
-    /// Reports that the call succeeded.
-    #[inline]
-    pub fn on_success(&self, permit: BreakerPermit, clock: &impl Clock) {
-        if !permit.probe && matches!(self.cfg.trip, Trip::Consecutive { .. }) {
-            // A plain load and store, not a locked increment: the locked one tripled the cost of
-            // the closed path (benches/breaker.rs). Concurrent successes may miss a count here.
-            let c = &self.counters.successes;
-            c.store(c.load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
-            if self.streak.load(Ordering::Relaxed) != 0 {
-                self.streak.store(0, Ordering::Relaxed);
-            }
-            return;
-        }
-        self.record(permit, false, clock);
-    }
-
     /// Reports that the call failed.
     pub fn on_failure(&self, permit: BreakerPermit, clock: &impl Clock) {
         self.record(permit, true, clock);
@@ -280,8 +240,8 @@ impl CircuitBreaker {
     /// nothing about the dependency's health (resilience4j's ignored exceptions): it counts
     /// neither way, and a probe's slot is freed.
     pub fn release(&self, permit: BreakerPermit) {
-        if permit.probe {
-            self.lock().release_probe(permit.generation);
+        if permit.is_probe() {
+            self.lock().release_probe(permit.generation());
         }
     }
 

@@ -59,6 +59,13 @@ impl Window {
         }
     }
 
+    /// Whether this is a full count window of successes only (neither failed nor slow): one
+    /// more success leaves it as it is.
+    pub(crate) fn is_clean(&self) -> bool {
+        matches!(self, Window::Count { ring, filled, totals, .. }
+            if *filled == ring.len() && totals.failures == 0 && totals.slow == 0)
+    }
+
     /// Records one call at `now()` (read by time windows only) and returns the totals over the
     /// window.
     pub(crate) fn record(&mut self, now: &impl Fn() -> Instant, failed: bool, slow: bool) -> Totals {

@@ -4,14 +4,26 @@ use super::{Admission, Throttle};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// CUBIC's multiplicative decrease, β.
+/// CUBIC's multiplicative decrease, β (botocore `retries/throttling.py`
+/// `CubicCalculator._BETA`; smithy-rs `client_rate_limiter.rs` `BETA`; aws-sdk-go-v2
+/// `aws/retry/adaptive_ratelimit.go` `newAdaptiveRateLimit` `beta`).
 pub const BETA: f64 = 0.7;
-/// CUBIC's scale constant, C.
+/// CUBIC's scale constant, C (botocore `_SCALE_CONSTANT`; smithy-rs `SCALE_CONSTANT`;
+/// aws-sdk-go-v2 `scaleConstant`).
 pub const SCALE: f64 = 0.4;
-/// The weight of the newest measurement of the send rate (an EWMA).
+/// The weight of the newest measurement of the send rate (an EWMA; botocore `retries/adaptive.py`
+/// `RateClocker._DEFAULT_SMOOTHING`; smithy-rs `SMOOTH`; aws-sdk-go-v2 `smooth`).
 pub const SMOOTH: f64 = 0.8;
-const MIN_FILL_RATE: f64 = 0.5;
-const MIN_CAPACITY: f64 = 1.0;
+/// The send rate is measured in buckets of this many seconds (botocore
+/// `RateClocker._TIME_BUCKET_RANGE`; smithy-rs and aws-sdk-go-v2 `floor(t × 2) / 2`).
+pub const TIME_BUCKET: f64 = 0.5;
+/// The lowest refill rate, per second (botocore `retries/bucket.py` `TokenBucket._MIN_RATE`;
+/// smithy-rs `MIN_FILL_RATE`; aws-sdk-go-v2 `minFillRate`).
+pub const MIN_FILL_RATE: f64 = 0.5;
+/// The smallest bucket, in tokens (botocore `TokenBucket.max_rate` setter, `max_capacity = 1`
+/// below a rate of 1; smithy-rs `MIN_CAPACITY`). aws-sdk-go-v2 resizes its bucket to the rate
+/// with no such floor (`adaptiveTokenBucket.Resize`); this follows the other two.
+pub const MIN_CAPACITY: f64 = 1.0;
 
 /// The AWS SDKs' adaptive retry mode: a token bucket at the client, switched on by the first
 /// throttling response, whose refill rate follows CUBIC (RFC 8312's window growth, applied to a
@@ -34,7 +46,11 @@ const MIN_CAPACITY: f64 = 1.0;
 ///   of 0.5/s until the measured rate and the time since the start allow more.
 ///
 /// Each send takes one token; without one, [`admit`](Throttle::admit) reserves the next token
-/// (the bucket goes into debt) and says how long to wait for it.
+/// (the bucket goes into debt) and says how long to wait for it. One token per attempt, retries
+/// included, is botocore's rule (`ClientRateLimiter.on_sending_request`) and smithy-rs's under
+/// retry behavior 2.1 (`check_rate_limiter_for_delay` returns early for V2_1); smithy-rs before
+/// 2.1 charges a retry 5 tokens and a throttled retry 10 (`RETRY_COST`, `RETRY_TIMEOUT_COST`)
+/// and folds the wait into the backoff, which this throttle does not model.
 #[derive(Debug)]
 pub struct CubicThrottle {
     state: Mutex<Cubic>,
@@ -130,7 +146,7 @@ impl Cubic {
     }
 
     fn measure(&mut self, t: f64) {
-        let bucket = (t * 2.0).floor() / 2.0;
+        let bucket = (t / TIME_BUCKET).floor() * TIME_BUCKET;
         self.requests_in_bucket += 1.0;
         if bucket > self.last_bucket {
             let current = self.requests_in_bucket / (bucket - self.last_bucket);
@@ -182,5 +198,17 @@ impl Throttle for CubicThrottle {
             };
             c.set_rate(t, rate.min(2.0 * c.measured_rate));
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The adaptive mode's constants, the same in the three SDKs (sources on each constant).
+    #[test]
+    fn constants_match_the_sdks() {
+        assert_eq!((BETA, SCALE, SMOOTH), (0.7, 0.4, 0.8));
+        assert_eq!((TIME_BUCKET, MIN_FILL_RATE, MIN_CAPACITY), (0.5, 0.5, 1.0));
     }
 }
