@@ -52,6 +52,7 @@ pub fn reason(give_up: GiveUp) -> &'static str {
         GiveUp::Throttled => "throttled",
         GiveUp::HintAboveCeiling { .. } => "hint_above_ceiling",
         GiveUp::CircuitOpen => "circuit_open",
+        GiveUp::PacingPastDeadline { .. } => "pacing_past_deadline",
     }
 }
 
@@ -111,6 +112,7 @@ pub(crate) fn give_up(why: GiveUp, attempts: u64) {
         GiveUp::Throttled => metrics::counter!(GIVE_UPS, "reason" => "throttled"),
         GiveUp::HintAboveCeiling { .. } => metrics::counter!(GIVE_UPS, "reason" => "hint_above_ceiling"),
         GiveUp::CircuitOpen => metrics::counter!(GIVE_UPS, "reason" => "circuit_open"),
+        GiveUp::PacingPastDeadline { .. } => metrics::counter!(GIVE_UPS, "reason" => "pacing_past_deadline"),
     }
     .increment(1);
     #[cfg(feature = "tracing")]

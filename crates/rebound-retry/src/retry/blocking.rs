@@ -37,12 +37,20 @@ where
         #[cfg(feature = "tracing")]
         let _span = crate::observe::call_span().entered();
         let mut run = self.start();
+        // The last failure, kept across the wait so that a guard rejecting the retry returns it.
+        let mut last: Option<Failure<E>> = None;
         loop {
-            if let Some(wait) = self.admission(&mut run)? {
-                self.sleeper.sleep(wait);
+            match self.admission(&mut run) {
+                Ok(None) => {}
+                Ok(Some(wait)) => self.sleeper.sleep(wait),
+                Err(reason) => return Err(run.error(reason, last)),
             }
-            while let Some(wait) = self.circuit(&mut run)? {
-                self.sleeper.sleep(wait);
+            loop {
+                match self.circuit(&mut run) {
+                    Ok(None) => break,
+                    Ok(Some(wait)) => self.sleeper.sleep(wait),
+                    Err(reason) => return Err(run.error(reason, last)),
+                }
             }
             run.attempts += 1;
             crate::observe::attempt();
@@ -54,8 +62,14 @@ where
                     return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
                 }
                 Err(e) => {
-                    let delay = self.after_failure(&mut run, Failure::Error(e))?;
-                    self.sleeper.sleep(delay);
+                    let failure = Failure::Error(e);
+                    match self.after_failure(&mut run, &failure) {
+                        Ok(delay) => {
+                            last = Some(failure);
+                            self.sleeper.sleep(delay);
+                        }
+                        Err(reason) => return Err(run.error(reason, Some(failure))),
+                    }
                 }
             }
         }

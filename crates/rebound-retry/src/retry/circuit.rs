@@ -2,7 +2,7 @@
 //! on a retry, report each outcome.
 
 use super::metrics::Metrics;
-use super::outcome::{Failure, GiveUp, RetryError};
+use super::outcome::GiveUp;
 use super::{Retry, Run};
 use crate::breaker::CircuitBreaker;
 use crate::clock::Clock;
@@ -13,9 +13,12 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
     /// Asks a shared [`CircuitBreaker`] before every attempt and reports each outcome to it
     /// (errors the predicate rejects release the permit and count neither way; timeouts are
     /// failures). An open breaker rejects the attempt without calling the operation: the first
-    /// attempt ends the call with [`GiveUp::CircuitOpen`] at once; a retry waits for the
-    /// breaker's next probe if that comes within the deadline and the hint ceiling, and gives up
-    /// with [`GiveUp::CircuitOpen`] otherwise (or if it is rejected again).
+    /// attempt ends the call with [`GiveUp::CircuitOpen`] and [`Failure::Rejected`](crate::Failure::Rejected)
+    /// at once; a retry waits for the breaker's next probe if that comes within the deadline and
+    /// the hint ceiling, and gives up with [`GiveUp::CircuitOpen`] otherwise (or if it is
+    /// rejected again) — with the last attempt's real failure in
+    /// [`RetryError::last`](crate::RetryError::last), as resilience4j and Polly surface the last
+    /// exception.
     pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
         self.guard.breaker = Some(breaker);
         self
@@ -29,9 +32,9 @@ where
 {
     /// Before an attempt, after the throttle: `Ok(None)` once the breaker admits it (its permit
     /// kept in `run`), `Ok(Some(wait))` to wait for the breaker's next probe and ask again, or
-    /// the final error.
+    /// [`GiveUp::CircuitOpen`].
     #[inline]
-    pub(super) fn circuit<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
+    pub(super) fn circuit(&mut self, run: &mut Run) -> Result<Option<Duration>, GiveUp> {
         let Some(b) = &self.guard.breaker else { return Ok(None) };
         let rejected = match b.try_acquire(&self.clock) {
             Ok(permit) => {
@@ -56,15 +59,7 @@ where
                 run.slept = run.slept.saturating_add(d);
                 Ok(Some(d))
             }
-            _ => {
-                self.metrics.on_give_up(GiveUp::CircuitOpen, run.attempts);
-                Err(RetryError {
-                    reason: GiveUp::CircuitOpen,
-                    last: Failure::Rejected,
-                    attempts: run.attempts,
-                    slept: run.slept,
-                })
-            }
+            _ => Err(self.give_up(run, GiveUp::CircuitOpen)),
         }
     }
 

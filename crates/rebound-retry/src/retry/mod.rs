@@ -334,6 +334,20 @@ struct Run {
 }
 
 impl Run {
+    /// The final error: `last` is the last attempt's failure, `None` if no attempt ran (a
+    /// guard rejected the first one), which gives [`Failure::Rejected`]. A guard that rejects a
+    /// retry thus returns the operation's last real error with its reason, as resilience4j and
+    /// Polly surface the last exception.
+    #[cold]
+    fn error<E>(&self, reason: GiveUp, last: Option<Failure<E>>) -> RetryError<E> {
+        RetryError {
+            reason,
+            last: last.unwrap_or(Failure::Rejected),
+            attempts: self.attempts,
+            slept: self.slept,
+        }
+    }
+
     /// The time elapsed since the call started and the deadline, if one applies.
     fn elapsed(&self, clock: &impl crate::clock::Clock) -> Option<(Duration, Duration)> {
         self.deadline.map(|(start, limit)| (clock.now().saturating_duration_since(start), limit))
@@ -343,6 +357,16 @@ impl Run {
     #[cfg(feature = "tokio")]
     fn remaining(&self, clock: &impl crate::clock::Clock) -> Option<Duration> {
         self.elapsed(clock).map(|(elapsed, limit)| limit.saturating_sub(elapsed))
+    }
+}
+
+impl<K, B, F, P, H, N, S, C, M: Metrics> Retry<K, B, F, P, H, N, S, C, M> {
+    /// Reports a give-up to the observers and the metrics; returns `reason`.
+    #[cold]
+    fn give_up(&mut self, run: &Run, reason: GiveUp) -> GiveUp {
+        crate::observe::give_up(reason, run.attempts);
+        self.metrics.on_give_up(reason, run.attempts);
+        reason
     }
 }
 
@@ -373,9 +397,9 @@ where
     }
 
     /// Before an attempt: `Ok(None)` to send it now, `Ok(Some(wait))` to send it after `wait`
-    /// (the throttle reserved it), or the final error if the throttle rejects it.
+    /// (the throttle reserved it), or [`GiveUp::Throttled`] if the throttle rejects it.
     #[inline]
-    fn admission<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
+    fn admission(&mut self, run: &mut Run) -> Result<Option<Duration>, GiveUp> {
         let Some(t) = &self.guard.throttle else { return Ok(None) };
         match t.admit(self.clock.now()) {
             Admission::Send => Ok(None),
@@ -386,14 +410,7 @@ where
             }
             Admission::Reject => {
                 crate::observe::throttled(None);
-                crate::observe::give_up(GiveUp::Throttled, run.attempts);
-                self.metrics.on_give_up(GiveUp::Throttled, run.attempts);
-                Err(RetryError {
-                    reason: GiveUp::Throttled,
-                    last: Failure::Rejected,
-                    attempts: run.attempts,
-                    slept: run.slept,
-                })
+                Err(self.give_up(run, GiveUp::Throttled))
             }
         }
     }
@@ -415,14 +432,15 @@ where
         }
     }
 
-    /// After a failed attempt: the wait before the next one, or the final error.
-    fn after_failure<E>(&mut self, run: &mut Run, failure: Failure<E>) -> Result<Duration, RetryError<E>>
+    /// After a failed attempt: the wait before the next one, or why to stop (already reported
+    /// to the metrics).
+    fn after_failure<E>(&mut self, run: &mut Run, failure: &Failure<E>) -> Result<Duration, GiveUp>
     where
         P: Predicate<E>,
         H: HintFn<E>,
         N: Notify<E>,
     {
-        let (retryable, charged, hint) = match &failure {
+        let (retryable, charged, hint) = match failure {
             Failure::Error(e) => {
                 let ok = self.when.test(e);
                 (ok, ok || self.when.counts_as_failure(e), if ok { self.hint.hint(e) } else { None })
@@ -432,8 +450,7 @@ where
         };
         let timed_out = matches!(failure, Failure::TimedOut(_));
         self.breaker_outcome(run, (retryable || timed_out).then_some(true));
-        let cause =
-            if matches!(failure, Failure::TimedOut(_)) { RetryCause::Timeout } else { RetryCause::Error };
+        let cause = if timed_out { RetryCause::Timeout } else { RetryCause::Error };
         let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
         let decision = self.decide(retryable, hint, elapsed);
         let decision = match decision {
@@ -442,18 +459,14 @@ where
         };
         match decision {
             Ok(delay) => {
-                self.notify.notify(&RetryEvent { attempt: run.attempts, failure: &failure, delay, hint });
+                self.notify.notify(&RetryEvent { attempt: run.attempts, failure, delay, hint });
                 crate::observe::retry(run.attempts, delay, cause);
                 self.metrics.on_retry(delay);
                 run.slept = run.slept.saturating_add(delay);
                 run.retried = Some(cause);
                 Ok(delay)
             }
-            Err(reason) => {
-                crate::observe::give_up(reason, run.attempts);
-                self.metrics.on_give_up(reason, run.attempts);
-                Err(RetryError { reason, last: failure, attempts: run.attempts, slept: run.slept })
-            }
+            Err(reason) => Err(self.give_up(run, reason)),
         }
     }
 
