@@ -211,6 +211,7 @@ impl RetryMiddleware {
         };
         let mut executor = rebound_retry::retry_async(self.policy.backoff(), attempt)
             .when(|a: &Attempt| a.is_transient())
+            .classify(Attempt::cause)
             .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
             .hint_ceiling(self.hint_ceiling);
         if let Some(budget) = &self.budget {

@@ -61,6 +61,7 @@ pub fn cause(cause: RetryCause) -> &'static str {
     match cause {
         RetryCause::Error => "error",
         RetryCause::Timeout => "timeout",
+        RetryCause::Throttling => "throttling",
     }
 }
 
@@ -81,6 +82,7 @@ pub(crate) fn retry(attempt: u64, delay: Duration, why: RetryCause) {
         match why {
             RetryCause::Error => metrics::counter!(RETRIES, "cause" => "error"),
             RetryCause::Timeout => metrics::counter!(RETRIES, "cause" => "timeout"),
+            RetryCause::Throttling => metrics::counter!(RETRIES, "cause" => "throttling"),
         }
         .increment(1);
         metrics::histogram!(RETRY_WAIT).record(delay.as_secs_f64());

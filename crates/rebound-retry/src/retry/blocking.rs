@@ -1,19 +1,20 @@
 //! The blocking executor's loop.
 
-use super::hooks::{HintFn, Notify, Predicate};
+use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
 use super::outcome::{Failure, Outcome, RetryError};
 use super::{Blocking, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Sleeper};
 
-impl<B, F, P, H, N, S, C, M, T, E> Retry<Blocking, B, F, P, H, N, S, C, M>
+impl<B, F, P, H, N, S, C, M, X, T, E> Retry<Blocking, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
     F: FnMut() -> Result<T, E>,
     P: Predicate<E>,
     H: HintFn<E>,
     N: Notify<E>,
+    X: Classify<E>,
     S: Sleeper,
     C: Clock,
     M: Metrics,

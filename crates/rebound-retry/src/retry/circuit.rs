@@ -9,7 +9,7 @@ use crate::clock::Clock;
 use std::sync::Arc;
 use std::time::Duration;
 
-impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// Asks a shared [`CircuitBreaker`] before every attempt and reports each outcome to it
     /// (errors the predicate rejects release the permit and count neither way; timeouts are
     /// failures). An open breaker rejects the attempt without calling the operation: the first
@@ -25,7 +25,7 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
     }
 }
 
-impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M>
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X>
 where
     C: Clock,
     M: Metrics,

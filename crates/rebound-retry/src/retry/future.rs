@@ -1,6 +1,6 @@
 //! The async executor's loop (tokio).
 
-use super::hooks::{HintFn, Notify, Predicate};
+use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
 use super::outcome::{Failure, GiveUp, Outcome, RetryError};
 use super::{Async, Retry};
@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
-impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
+impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     /// Bounds each attempt: one that has not finished after `d` is dropped (cancelled) and
     /// counts as a [`Failure::TimedOut`]. With an overall deadline, an attempt is also cut at
     /// the deadline.
@@ -41,7 +41,7 @@ impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
-impl<B, F, Fut, P, H, N, S, C, M, T, E> Retry<Async, B, F, P, H, N, S, C, M>
+impl<B, F, Fut, P, H, N, S, C, M, X, T, E> Retry<Async, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
     F: FnMut() -> Fut,
@@ -49,6 +49,7 @@ where
     P: Predicate<E>,
     H: HintFn<E>,
     N: Notify<E>,
+    X: Classify<E>,
     S: AsyncSleeper,
     C: Clock,
     M: Metrics,

@@ -50,7 +50,7 @@ mod hooks;
 pub(crate) mod metrics;
 pub(crate) mod outcome;
 
-pub use hooks::{AlwaysRetry, HintFn, NoHint, NoNotify, Notify, Predicate};
+pub use hooks::{AlwaysRetry, Classify, HintFn, NoClassify, NoHint, NoNotify, Notify, Predicate};
 
 use crate::backoff::Backoff;
 use crate::breaker::{BreakerPermit, CircuitBreaker};
@@ -74,10 +74,11 @@ pub enum Blocking {}
 pub enum Async {}
 
 /// A retry executor being configured; run it with `call` (blocking: [`Retry::call`]; async:
-/// `call().await`). Built by [`retry()`] or [`retry_async()`].
+/// `call().await`). Built by [`retry()`] or [`retry_async()`]. `X` is the
+/// [`classify`](Retry::classify) hook (by default every error is a [`RetryCause::Error`]).
 #[derive(Debug)]
 #[must_use = "an executor does nothing until `call` runs it"]
-pub struct Retry<K, B, F, P, H, N, S, C, M> {
+pub struct Retry<K, B, F, P, H, N, S, C, M, X = NoClassify> {
     kind: PhantomData<K>,
     backoff: B,
     op: F,
@@ -89,6 +90,7 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
     metrics: M,
     settings: Settings,
     guard: Guard,
+    classify: X,
 }
 
 /// The shared protections of an executor: a retry budget, a client-side throttle and a
@@ -161,7 +163,7 @@ where
     retry(crate::Policy::default().backoff(), op).call()
 }
 
-impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics> {
+impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics, NoClassify> {
     fn new(backoff: B, op: F, sleeper: S, clock: C) -> Self {
         Retry {
             kind: PhantomData,
@@ -173,6 +175,7 @@ impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetric
             sleeper,
             clock,
             metrics: NoMetrics,
+            classify: NoClassify,
             guard: Guard::default(),
             settings: Settings {
                 max_elapsed: None,
@@ -184,10 +187,10 @@ impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetric
     }
 }
 
-impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// Sets the retry predicate: only errors for which it returns `true` are retried; others
     /// are permanent and return at once.
-    pub fn when<P2>(self, when: P2) -> Retry<K, B, F, P2, H, N, S, C, M> {
+    pub fn when<P2>(self, when: P2) -> Retry<K, B, F, P2, H, N, S, C, M, X> {
         Retry {
             kind: PhantomData,
             backoff: self.backoff,
@@ -200,11 +203,12 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             metrics: self.metrics,
             settings: self.settings,
             guard: self.guard,
+            classify: self.classify,
         }
     }
 
     /// Sets how to read a server's wait hint (e.g. Retry-After) from an error.
-    pub fn hint<H2>(self, hint: H2) -> Retry<K, B, F, P, H2, N, S, C, M> {
+    pub fn hint<H2>(self, hint: H2) -> Retry<K, B, F, P, H2, N, S, C, M, X> {
         Retry {
             kind: PhantomData,
             backoff: self.backoff,
@@ -217,11 +221,12 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             metrics: self.metrics,
             settings: self.settings,
             guard: self.guard,
+            classify: self.classify,
         }
     }
 
     /// Sets a hook called before each retry with a [`RetryEvent`].
-    pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M> {
+    pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M, X> {
         Retry {
             kind: PhantomData,
             backoff: self.backoff,
@@ -234,11 +239,12 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             metrics: self.metrics,
             settings: self.settings,
             guard: self.guard,
+            classify: self.classify,
         }
     }
 
     /// Sets how to wait ([`crate::Sleeper`] for blocking, [`crate::AsyncSleeper`] for async).
-    pub fn sleeper<S2>(self, sleeper: S2) -> Retry<K, B, F, P, H, N, S2, C, M> {
+    pub fn sleeper<S2>(self, sleeper: S2) -> Retry<K, B, F, P, H, N, S2, C, M, X> {
         Retry {
             kind: PhantomData,
             backoff: self.backoff,
@@ -251,11 +257,12 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             metrics: self.metrics,
             settings: self.settings,
             guard: self.guard,
+            classify: self.classify,
         }
     }
 
     /// Sets the clock the deadline is measured with.
-    pub fn clock<C2>(self, clock: C2) -> Retry<K, B, F, P, H, N, S, C2, M> {
+    pub fn clock<C2>(self, clock: C2) -> Retry<K, B, F, P, H, N, S, C2, M, X> {
         Retry {
             kind: PhantomData,
             backoff: self.backoff,
@@ -268,11 +275,12 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             metrics: self.metrics,
             settings: self.settings,
             guard: self.guard,
+            classify: self.classify,
         }
     }
 
     /// Sets where attempts, retries and waits are counted.
-    pub fn metrics<M2>(self, metrics: M2) -> Retry<K, B, F, P, H, N, S, C, M2> {
+    pub fn metrics<M2>(self, metrics: M2) -> Retry<K, B, F, P, H, N, S, C, M2, X> {
         Retry {
             kind: PhantomData,
             backoff: self.backoff,
@@ -285,6 +293,28 @@ impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
             metrics,
             settings: self.settings,
             guard: self.guard,
+            classify: self.classify,
+        }
+    }
+
+    /// Sets how a retryable error is classified for the retry budget ([`RetryCause`]): e.g.
+    /// [`crate::http::classify_status`] makes a 429 a [`RetryCause::Throttling`], which the
+    /// 2026 AWS retry quota charges 5 instead of 14. A closure `FnMut(&E) -> RetryCause` or any
+    /// [`Classify`]. Timeouts are always [`RetryCause::Timeout`].
+    pub fn classify<X2>(self, classify: X2) -> Retry<K, B, F, P, H, N, S, C, M, X2> {
+        Retry {
+            kind: PhantomData,
+            backoff: self.backoff,
+            op: self.op,
+            when: self.when,
+            hint: self.hint,
+            notify: self.notify,
+            sleeper: self.sleeper,
+            clock: self.clock,
+            metrics: self.metrics,
+            settings: self.settings,
+            guard: self.guard,
+            classify,
         }
     }
 
@@ -360,7 +390,7 @@ impl Run {
     }
 }
 
-impl<K, B, F, P, H, N, S, C, M: Metrics> Retry<K, B, F, P, H, N, S, C, M> {
+impl<K, B, F, P, H, N, S, C, M: Metrics, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// Reports a give-up to the observers and the metrics; returns `reason`.
     #[cold]
     fn give_up(&mut self, run: &Run, reason: GiveUp) -> GiveUp {
@@ -370,7 +400,7 @@ impl<K, B, F, P, H, N, S, C, M: Metrics> Retry<K, B, F, P, H, N, S, C, M> {
     }
 }
 
-impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M>
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
     C: crate::clock::Clock,
@@ -439,6 +469,7 @@ where
         P: Predicate<E>,
         H: HintFn<E>,
         N: Notify<E>,
+        X: Classify<E>,
     {
         let (retryable, charged, hint) = match failure {
             Failure::Error(e) => {
@@ -450,7 +481,11 @@ where
         };
         let timed_out = matches!(failure, Failure::TimedOut(_));
         self.breaker_outcome(run, (retryable || timed_out).then_some(true));
-        let cause = if timed_out { RetryCause::Timeout } else { RetryCause::Error };
+        let cause = match failure {
+            Failure::Error(e) if retryable || charged => self.classify.cause(e),
+            Failure::TimedOut(_) => RetryCause::Timeout,
+            _ => RetryCause::Error,
+        };
         let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
         let decision = self.decide(retryable, hint, elapsed);
         let decision = match decision {
