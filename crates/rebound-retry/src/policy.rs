@@ -26,7 +26,7 @@
 
 use crate::backoff::Backoff;
 use crate::error::ConfigError;
-use crate::jitter::{duration_to_nanos, nanos_to_duration, Jitter};
+use crate::jitter::{duration_to_nanos, nanos_to_duration, unit, Jitter};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use std::time::Duration;
@@ -70,6 +70,9 @@ pub struct Policy {
     max_elapsed: Option<Duration>,
     stop_at: Option<Duration>,
     // Precomputed for the hot path.
+    draw: Draw,
+    /// `max_retries`, or `u64::MAX` without a limit (a backoff never yields that many).
+    retry_limit: u64,
     base_ns: f64,
     cap_ns: f64,
     step_ns: f64,
@@ -83,6 +86,18 @@ impl Default for Policy {
             .build()
             .expect("S1's defaults are valid")
     }
+}
+
+/// How [`PolicyBackoff::next_delay`] draws jitter, decided once when the policy is built
+/// (matching on [`Jitter`], whose variants carry data, costs more than the draw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Draw {
+    /// No jitter: the nominal delay as is.
+    None,
+    /// Full jitter, drawn inline.
+    Full,
+    /// Any other jitter, drawn out of line.
+    Other,
 }
 
 /// Builds a [`Policy`]. Setters are `const fn` and the builder is `Copy`; validation happens
@@ -340,6 +355,12 @@ impl PolicyBuilder {
             cap: self.cap,
             jitter,
             jitter_after_cap: self.jitter_after_cap,
+            retry_limit: max_retries.unwrap_or(u64::MAX),
+            draw: match jitter {
+                Jitter::None => Draw::None,
+                Jitter::Full => Draw::Full,
+                _ => Draw::Other,
+            },
             max_retries,
             max_elapsed: self.max_elapsed,
             stop_at: self.stop_at,
@@ -403,19 +424,19 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
     #[inline]
     fn next_delay(&mut self) -> Option<Duration> {
         let p = &self.policy;
-        if let Some(max) = p.max_retries {
-            if self.retries >= max {
-                return None;
-            }
+        if self.retries >= p.retry_limit {
+            return None;
         }
         let grown = if self.retries == 0 {
             p.base_ns
+        } else if self.current >= p.cap_ns {
+            // Once at the cap the schedule stays there (a constant one too, whose delay is
+            // then the cap): skipping the arithmetic gives the same delay and lets a
+            // long-lived backoff's calls overlap.
+            p.cap_ns
         } else {
             match p.schedule {
                 Schedule::Constant => p.base_ns,
-                // Once at the cap the schedule stays there: skipping the arithmetic gives the
-                // same delay and lets a long-lived backoff's calls overlap.
-                _ if self.current >= p.cap_ns => p.cap_ns,
                 Schedule::Linear { .. } => self.current + p.step_ns,
                 Schedule::Exponential { factor } => self.current * factor,
             }
@@ -428,8 +449,18 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
         }
         self.current = nominal;
         self.retries = self.retries.saturating_add(1);
-        // Without jitter the nominal delay is delivered as is (it is already capped).
-        let d = if let Jitter::None = p.jitter { nominal } else { self.jittered(nominal) };
+        // Without jitter the nominal delay is delivered as is (it is already capped); full
+        // jitter of a capped delay stays under the cap, so once seeded it is drawn inline.
+        let d = match p.draw {
+            Draw::None => nominal,
+            Draw::Full => {
+                if let Some(reseed) = self.reseed.take() {
+                    reseed(&mut self.rng);
+                }
+                nominal * unit(&mut self.rng)
+            }
+            Draw::Other => self.jittered(nominal),
+        };
         self.previous = d;
         Some(nanos_to_duration(d))
     }

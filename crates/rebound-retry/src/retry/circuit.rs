@@ -20,7 +20,7 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// [`RetryError::last`](crate::RetryError::last), as resilience4j and Polly surface the last
     /// exception.
     pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
-        self.guard.breaker = Some(breaker);
+        self.guard.get_or_insert_with(super::Guard::default).breaker = Some(breaker);
         self
     }
 }
@@ -35,7 +35,7 @@ where
     /// [`GiveUp::CircuitOpen`].
     #[inline]
     pub(super) fn circuit(&mut self, run: &mut Run) -> Result<Option<Duration>, GiveUp> {
-        let Some(b) = &self.guard.breaker else { return Ok(None) };
+        let Some(b) = self.guard.as_ref().and_then(|g| g.breaker.as_ref()) else { return Ok(None) };
         let rejected = match b.try_acquire(&self.clock) {
             Ok(permit) => {
                 run.permit = Some(permit);
@@ -66,7 +66,8 @@ where
     /// Reports an attempt's outcome to the breaker: a success, a failure, or (`None`) neither.
     #[inline]
     pub(super) fn breaker_outcome(&self, run: &mut Run, failed: Option<bool>) {
-        if let (Some(b), Some(permit)) = (&self.guard.breaker, run.permit.take()) {
+        let Some(permit) = run.permit.take() else { return };
+        if let Some(b) = self.guard.as_ref().and_then(|g| g.breaker.as_ref()) {
             match failed {
                 Some(false) => b.on_success(permit, &self.clock),
                 Some(true) => b.on_failure(permit, &self.clock),

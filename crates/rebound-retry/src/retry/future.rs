@@ -29,7 +29,7 @@ impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     /// or the policy's): a wait that would end past it is not made, and the call gives up with
     /// [`GiveUp::PacingPastDeadline`] (the wait in the error) and the last attempt's failure.
     pub fn pace(mut self, pacer: Arc<Pacer>, host: impl Into<String>) -> Self {
-        self.guard.pacing = Some((pacer, Arc::from(host.into())));
+        self.guard.get_or_insert_with(super::Guard::default).pacing = Some((pacer, Arc::from(host.into())));
         self
     }
 
@@ -149,7 +149,9 @@ where
     /// deadline (nothing is booked then). A wait above the pacer's own ceiling is not waited.
     #[inline]
     fn pacing(&mut self, run: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
-        let Some((pacer, host)) = &self.guard.pacing else { return Ok(None) };
+        let Some((pacer, host)) = self.guard.as_ref().and_then(|g| g.pacing.as_ref()) else {
+            return Ok(None);
+        };
         let now = self.clock.now();
         let remaining = run.remaining(&self.clock);
         match pacer.reserve_within(host, now, remaining.unwrap_or(Duration::MAX)) {

@@ -89,7 +89,9 @@ pub struct Retry<K, B, F, P, H, N, S, C, M, X = NoClassify> {
     clock: C,
     metrics: M,
     settings: Settings,
-    guard: Guard,
+    /// `None` until a budget, throttle, breaker or pacer is set: an unguarded call then checks
+    /// (and drops) one `Option` rather than four.
+    guard: Option<Guard>,
     classify: X,
 }
 
@@ -176,7 +178,7 @@ impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetric
             clock,
             metrics: NoMetrics,
             classify: NoClassify,
-            guard: Guard::default(),
+            guard: None,
             settings: Settings {
                 max_elapsed: None,
                 hint_ceiling: DEFAULT_HINT_CEILING,
@@ -336,14 +338,14 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// call with [`GiveUp::BudgetExhausted`]. The executor reports each request, failure and
     /// success to it, at the executor's clock.
     pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
-        self.guard.budget = Some(budget);
+        self.guard.get_or_insert_with(Guard::default).budget = Some(budget);
         self
     }
 
     /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
     /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`].
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
-        self.guard.throttle = Some(throttle);
+        self.guard.get_or_insert_with(Guard::default).throttle = Some(throttle);
         self
     }
 }
@@ -413,7 +415,7 @@ where
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(b) = &self.guard.budget {
+        if let Some(b) = self.guard.as_ref().and_then(|g| g.budget.as_ref()) {
             b.on_request(self.clock.now());
         }
         Run {
@@ -430,7 +432,7 @@ where
     /// (the throttle reserved it), or [`GiveUp::Throttled`] if the throttle rejects it.
     #[inline]
     fn admission(&mut self, run: &mut Run) -> Result<Option<Duration>, GiveUp> {
-        let Some(t) = &self.guard.throttle else { return Ok(None) };
+        let Some(t) = self.guard.as_ref().and_then(|g| g.throttle.as_ref()) else { return Ok(None) };
         match t.admit(self.clock.now()) {
             Admission::Send => Ok(None),
             Admission::Wait(d) => {
@@ -449,21 +451,25 @@ where
     #[inline]
     fn after_success(&mut self, run: &mut Run) {
         crate::observe::success(run.attempts);
-        self.breaker_outcome(run, Some(false));
-        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+        let Some(g) = &self.guard else { return };
+        if let (Some(b), Some(permit)) = (&g.breaker, run.permit.take()) {
+            b.on_success(permit, &self.clock);
+        }
+        if g.budget.is_none() && g.throttle.is_none() {
             return;
         }
         let now = self.clock.now();
-        if let Some(b) = &self.guard.budget {
+        if let Some(b) = &g.budget {
             b.on_success(now, run.retried);
         }
-        if let Some(t) = &self.guard.throttle {
+        if let Some(t) = &g.throttle {
             t.on_response(now, false);
         }
     }
 
     /// After a failed attempt: the wait before the next one, or why to stop (already reported
     /// to the metrics).
+    #[inline]
     fn after_failure<E>(&mut self, run: &mut Run, failure: &Failure<E>) -> Result<Duration, GiveUp>
     where
         P: Predicate<E>,
@@ -511,15 +517,17 @@ where
     /// sign of overload to the throttle, since the server did answer (a timeout still is one);
     /// unless the predicate says it [counts as a failure](Predicate::counts_as_failure) (A6: a
     /// pushback saying not to retry). `charged` is whether the attempt counts as a failure.
+    #[inline]
     fn guarded(&mut self, cause: RetryCause, charged: bool, retry: bool) -> Result<(), GiveUp> {
-        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+        let Some(g) = &self.guard else { return Ok(()) };
+        if g.budget.is_none() && g.throttle.is_none() {
             return Ok(());
         }
         let now = self.clock.now();
-        if let Some(t) = &self.guard.throttle {
+        if let Some(t) = &g.throttle {
             t.on_response(now, charged || cause == RetryCause::Timeout);
         }
-        match &self.guard.budget {
+        match &g.budget {
             Some(b) if charged => {
                 b.on_failure(now);
                 if !retry || b.try_retry(now, cause) {
@@ -534,6 +542,7 @@ where
 
     /// The wait before the next attempt, or why to stop. `elapsed` is the time since the call
     /// started and the deadline, if one applies.
+    #[inline]
     fn decide(
         &mut self,
         retryable: bool,
