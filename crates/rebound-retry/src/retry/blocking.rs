@@ -6,6 +6,7 @@ use super::outcome::{Failure, Outcome, RetryError};
 use super::{Blocking, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Sleeper};
+use std::time::Duration;
 
 impl<B, F, P, H, N, S, C, M, X, T, E> Retry<Blocking, B, F, P, H, N, S, C, M, X>
 where
@@ -60,14 +61,14 @@ where
                 Ok(value) => {
                     self.after_success(&mut run);
                     self.metrics.on_success(run.attempts);
-                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
+                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept() });
                 }
                 Err(e) => {
                     let failure = Failure::Error(e);
                     match self.after_failure(&mut run, &failure) {
                         Ok(delay) => {
                             last = Some(failure);
-                            self.sleeper.sleep(delay);
+                            self.sleeper.sleep(Duration::from_nanos(delay));
                         }
                         Err(reason) => return Err(run.error(reason, Some(failure))),
                     }

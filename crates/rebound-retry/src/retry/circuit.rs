@@ -56,7 +56,7 @@ where
                     && within(d) =>
             {
                 run.breaker_waited = true;
-                run.slept = run.slept.saturating_add(d);
+                run.add_slept(d);
                 Ok(Some(d))
             }
             _ => Err(self.give_up(run, GiveUp::CircuitOpen)),
@@ -66,8 +66,9 @@ where
     /// Reports an attempt's outcome to the breaker: a success, a failure, or (`None`) neither.
     #[inline]
     pub(super) fn breaker_outcome(&self, run: &mut Run, failed: Option<bool>) {
-        let Some(permit) = run.permit.take() else { return };
-        if let Some(b) = self.guard.as_ref().and_then(|g| g.breaker.as_ref()) {
+        // Only a guarded executor holds a permit: an unguarded one checks one `Option`.
+        let Some(b) = self.guard.as_ref().and_then(|g| g.breaker.as_ref()) else { return };
+        if let Some(permit) = run.permit.take() {
             match failed {
                 Some(false) => b.on_success(permit, &self.clock),
                 Some(true) => b.on_failure(permit, &self.clock),

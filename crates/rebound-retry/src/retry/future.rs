@@ -115,7 +115,7 @@ where
                     Ok(Ok(value)) => {
                         self.after_success(&mut run);
                         self.metrics.on_success(run.attempts);
-                        return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept }));
+                        return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept() }));
                     }
                     Ok(Err(e)) => Failure::Error(e),
                     Err(limit) => Failure::TimedOut(limit),
@@ -123,7 +123,7 @@ where
                 match self.after_failure(&mut run, &failure) {
                     Ok(delay) => {
                         last = Some(failure);
-                        self.sleeper.sleep(delay).await;
+                        self.sleeper.sleep(Duration::from_nanos(delay)).await;
                     }
                     Err(reason) => return Err(run.error(reason, Some(failure))),
                 }
@@ -157,7 +157,7 @@ where
         match pacer.reserve_within(host, now, remaining.unwrap_or(Duration::MAX)) {
             Ok(wait) if wait.is_zero() => Ok(None),
             Ok(wait) => {
-                run.slept = run.slept.saturating_add(wait);
+                run.add_slept(wait);
                 Ok(Some(wait))
             }
             Err(e) if e.wait > pacer.ceiling() => Ok(None),

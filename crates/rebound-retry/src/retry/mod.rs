@@ -356,7 +356,8 @@ struct Run {
     /// clock is never read (a clock read costs more than a whole successful call).
     deadline: Option<(Instant, Duration)>,
     attempts: u64,
-    slept: Duration,
+    /// Time slept, in nanoseconds (saturating): a `Duration` is built once, at the end.
+    slept: u64,
     /// What the last granted retry followed (for the budget's accounting of a success).
     retried: Option<RetryCause>,
     /// The circuit breaker's permit for the current attempt; whether this attempt already
@@ -376,8 +377,19 @@ impl Run {
             reason,
             last: last.unwrap_or(Failure::Rejected),
             attempts: self.attempts,
-            slept: self.slept,
+            slept: self.slept(),
         }
+    }
+
+    /// The time slept so far.
+    #[inline]
+    fn slept(&self) -> Duration {
+        Duration::from_nanos(self.slept)
+    }
+
+    /// Counts `d` as slept.
+    fn add_slept(&mut self, d: Duration) {
+        self.slept = self.slept.saturating_add(crate::backoff::saturating_nanos(d));
     }
 
     /// The time elapsed since the call started and the deadline, if one applies.
@@ -421,7 +433,7 @@ where
         Run {
             deadline: deadline.map(|d| (self.clock.now(), d)),
             attempts: 0,
-            slept: Duration::ZERO,
+            slept: 0,
             retried: None,
             permit: None,
             breaker_waited: false,
@@ -437,7 +449,7 @@ where
             Admission::Send => Ok(None),
             Admission::Wait(d) => {
                 crate::observe::throttled(Some(d));
-                run.slept = run.slept.saturating_add(d);
+                run.add_slept(d);
                 Ok(Some(d))
             }
             Admission::Reject => {
@@ -470,7 +482,8 @@ where
     /// After a failed attempt: the wait before the next one, or why to stop (already reported
     /// to the metrics).
     #[inline]
-    fn after_failure<E>(&mut self, run: &mut Run, failure: &Failure<E>) -> Result<Duration, GiveUp>
+    /// The wait is in nanoseconds: a `Duration` is built only where one is used.
+    fn after_failure<E>(&mut self, run: &mut Run, failure: &Failure<E>) -> Result<u64, GiveUp>
     where
         P: Predicate<E>,
         H: HintFn<E>,
@@ -500,9 +513,10 @@ where
         };
         match decision {
             Ok(delay) => {
-                self.notify.notify(&RetryEvent { attempt: run.attempts, failure, delay, hint });
-                crate::observe::retry(run.attempts, delay, cause);
-                self.metrics.on_retry(delay);
+                let wait = Duration::from_nanos(delay);
+                self.notify.notify(&RetryEvent { attempt: run.attempts, failure, delay: wait, hint });
+                crate::observe::retry(run.attempts, wait, cause);
+                self.metrics.on_retry(wait);
                 run.slept = run.slept.saturating_add(delay);
                 run.retried = Some(cause);
                 Ok(delay)
@@ -540,7 +554,7 @@ where
         }
     }
 
-    /// The wait before the next attempt, or why to stop. `elapsed` is the time since the call
+    /// The wait before the next attempt in nanoseconds, or why to stop. `elapsed` is the time since the call
     /// started and the deadline, if one applies.
     #[inline]
     fn decide(
@@ -548,20 +562,20 @@ where
         retryable: bool,
         hint: Option<Duration>,
         elapsed: Option<(Duration, Duration)>,
-    ) -> Result<Duration, GiveUp> {
+    ) -> Result<u64, GiveUp> {
         if !retryable {
             return Err(GiveUp::Permanent);
         }
-        let mut delay = self.backoff.next_delay().ok_or(GiveUp::Exhausted)?;
+        let mut delay = self.backoff.next_delay_nanos().ok_or(GiveUp::Exhausted)?;
         if let Some(hint) = hint {
             let ceiling = self.settings.hint_ceiling;
             if hint > ceiling {
                 return Err(GiveUp::HintAboveCeiling { hint, ceiling });
             }
-            delay = delay.max(hint);
+            delay = delay.max(crate::backoff::saturating_nanos(hint));
         }
         if let Some((elapsed, deadline)) = elapsed {
-            if elapsed.saturating_add(delay) > deadline {
+            if elapsed.saturating_add(Duration::from_nanos(delay)) > deadline {
                 return Err(GiveUp::Deadline);
             }
         }
