@@ -20,7 +20,7 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// [`RetryError::last`](crate::RetryError::last), as resilience4j and Polly surface the last
     /// exception.
     pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
-        self.guard.get_or_insert_with(super::Guard::default).breaker = Some(breaker);
+        self.guard.get_or_insert_with(Box::default).breaker = Some(breaker);
         self
     }
 }
@@ -31,15 +31,16 @@ where
     M: Metrics,
 {
     /// Before an attempt, after the throttle: `Ok(None)` once the breaker admits it (its permit
-    /// kept in `run`), `Ok(Some(wait))` to wait for the breaker's next probe and ask again, or
-    /// [`GiveUp::CircuitOpen`].
+    /// kept in the guard), `Ok(Some(wait))` to wait for the breaker's next probe and ask again,
+    /// or [`GiveUp::CircuitOpen`].
     #[inline]
     pub(super) fn circuit(&mut self, run: &mut Run) -> Result<Option<Duration>, GiveUp> {
-        let Some(b) = self.guard.as_ref().and_then(|g| g.breaker.as_ref()) else { return Ok(None) };
+        let Some(g) = self.guard.as_deref_mut() else { return Ok(None) };
+        let Some(b) = &g.breaker else { return Ok(None) };
         let rejected = match b.try_acquire(&self.clock) {
             Ok(permit) => {
-                run.permit = Some(permit);
-                run.breaker_waited = false;
+                g.permit = Some(permit);
+                g.breaker_waited = false;
                 return Ok(None);
             }
             Err(rejected) => rejected,
@@ -50,12 +51,9 @@ where
         };
         match rejected.retry_after {
             Some(d)
-                if run.attempts > 0
-                    && !run.breaker_waited
-                    && d <= self.settings.hint_ceiling
-                    && within(d) =>
+                if run.attempts > 0 && !g.breaker_waited && d <= self.settings.hint_ceiling && within(d) =>
             {
-                run.breaker_waited = true;
+                g.breaker_waited = true;
                 run.add_slept(d);
                 Ok(Some(d))
             }
@@ -65,10 +63,10 @@ where
 
     /// Reports an attempt's outcome to the breaker: a success, a failure, or (`None`) neither.
     #[inline]
-    pub(super) fn breaker_outcome(&self, run: &mut Run, failed: Option<bool>) {
+    pub(super) fn breaker_outcome(&mut self, failed: Option<bool>) {
         // Only a guarded executor holds a permit: an unguarded one checks one `Option`.
-        let Some(b) = self.guard.as_ref().and_then(|g| g.breaker.as_ref()) else { return };
-        if let Some(permit) = run.permit.take() {
+        let Some(g) = self.guard.as_deref_mut() else { return };
+        if let (Some(b), Some(permit)) = (&g.breaker, g.permit.take()) {
             match failed {
                 Some(false) => b.on_success(permit, &self.clock),
                 Some(true) => b.on_failure(permit, &self.clock),

@@ -29,7 +29,7 @@ impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     /// or the policy's): a wait that would end past it is not made, and the call gives up with
     /// [`GiveUp::PacingPastDeadline`] (the wait in the error) and the last attempt's failure.
     pub fn pace(mut self, pacer: Arc<Pacer>, host: impl Into<String>) -> Self {
-        self.guard.get_or_insert_with(super::Guard::default).pacing = Some((pacer, Arc::from(host.into())));
+        self.guard.get_or_insert_with(Box::default).pacing = Some((pacer, Arc::from(host.into())));
         self
     }
 

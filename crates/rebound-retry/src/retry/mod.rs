@@ -90,13 +90,14 @@ pub struct Retry<K, B, F, P, H, N, S, C, M, X = NoClassify> {
     metrics: M,
     settings: Settings,
     /// `None` until a budget, throttle, breaker or pacer is set: an unguarded call then checks
-    /// (and drops) one `Option` rather than four.
-    guard: Option<Guard>,
+    /// (and drops) one `Option` rather than four, and its executor and future stay small.
+    guard: Option<Box<Guard>>,
     classify: X,
 }
 
-/// The shared protections of an executor: a retry budget, a client-side throttle and a
-/// circuit breaker.
+/// The shared protections of an executor (a retry budget, a client-side throttle, a pacer and
+/// a circuit breaker) and the breaker's state of the current call. Boxed in the executor: set
+/// once per executor, never per attempt.
 #[derive(Debug, Clone, Default)]
 struct Guard {
     budget: Option<Arc<dyn RetryBudget>>,
@@ -105,6 +106,10 @@ struct Guard {
     #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
     breaker: Option<Arc<CircuitBreaker>>,
+    /// The circuit breaker's permit for the current attempt; whether this attempt already
+    /// waited for the breaker.
+    permit: Option<BreakerPermit>,
+    breaker_waited: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -338,14 +343,14 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// call with [`GiveUp::BudgetExhausted`]. The executor reports each request, failure and
     /// success to it, at the executor's clock.
     pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
-        self.guard.get_or_insert_with(Guard::default).budget = Some(budget);
+        self.guard.get_or_insert_with(Box::default).budget = Some(budget);
         self
     }
 
     /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
     /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`].
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
-        self.guard.get_or_insert_with(Guard::default).throttle = Some(throttle);
+        self.guard.get_or_insert_with(Box::default).throttle = Some(throttle);
         self
     }
 }
@@ -360,10 +365,6 @@ struct Run {
     slept: u64,
     /// What the last granted retry followed (for the budget's accounting of a success).
     retried: Option<RetryCause>,
-    /// The circuit breaker's permit for the current attempt; whether this attempt already
-    /// waited for the breaker.
-    permit: Option<BreakerPermit>,
-    breaker_waited: bool,
 }
 
 impl Run {
@@ -430,14 +431,7 @@ where
         if let Some(b) = self.guard.as_ref().and_then(|g| g.budget.as_ref()) {
             b.on_request(self.clock.now());
         }
-        Run {
-            deadline: deadline.map(|d| (self.clock.now(), d)),
-            attempts: 0,
-            slept: 0,
-            retried: None,
-            permit: None,
-            breaker_waited: false,
-        }
+        Run { deadline: deadline.map(|d| (self.clock.now(), d)), attempts: 0, slept: 0, retried: None }
     }
 
     /// Before an attempt: `Ok(None)` to send it now, `Ok(Some(wait))` to send it after `wait`
@@ -463,8 +457,8 @@ where
     #[inline]
     fn after_success(&mut self, run: &mut Run) {
         crate::observe::success(run.attempts);
-        let Some(g) = &self.guard else { return };
-        if let (Some(b), Some(permit)) = (&g.breaker, run.permit.take()) {
+        let Some(g) = self.guard.as_deref_mut() else { return };
+        if let (Some(b), Some(permit)) = (&g.breaker, g.permit.take()) {
             b.on_success(permit, &self.clock);
         }
         if g.budget.is_none() && g.throttle.is_none() {
@@ -499,7 +493,7 @@ where
             Failure::Rejected => (false, false, None),
         };
         let timed_out = matches!(failure, Failure::TimedOut(_));
-        self.breaker_outcome(run, (retryable || timed_out).then_some(true));
+        self.breaker_outcome((retryable || timed_out).then_some(true));
         let cause = match failure {
             Failure::Error(e) if retryable || charged => self.classify.cause(e),
             Failure::TimedOut(_) => RetryCause::Timeout,
