@@ -122,7 +122,11 @@ where
                 };
                 match self.after_failure(&mut run, &failure) {
                     Ok(delay) => {
-                        last = Some(failure);
+                        // Only a guard can stop the next attempt before it runs: without one the
+                        // failure is not kept (nor its resources held) across the wait.
+                        if self.guard.is_some() {
+                            last = Some(failure);
+                        }
                         self.sleeper.sleep(Duration::from_nanos(delay)).await;
                     }
                     Err(reason) => return Err(run.error(reason, Some(failure))),
