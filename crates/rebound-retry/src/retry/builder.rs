@@ -45,7 +45,7 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
         }
     }
 
-    /// Sets a hook called before each retry with a [`RetryEvent`].
+    /// Sets a hook called before each retry with a [`RetryEvent`](crate::RetryEvent).
     pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M, X> {
         Retry {
             kind: PhantomData,
@@ -117,10 +117,10 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
         }
     }
 
-    /// Sets how a retryable error is classified for the retry budget ([`RetryCause`]): e.g.
-    /// [`crate::http::classify_status`] makes a 429 a [`RetryCause::Throttling`], which the
+    /// Sets how a retryable error is classified for the retry budget ([`RetryCause`](crate::budget::RetryCause)): e.g.
+    /// [`crate::http::classify_status`] makes a 429 a [`RetryCause::Throttling`](crate::budget::RetryCause::Throttling), which the
     /// 2026 AWS retry quota charges 5 instead of 14. A closure `FnMut(&E) -> RetryCause` or any
-    /// [`Classify`]. Timeouts are always [`RetryCause::Timeout`].
+    /// [`Classify`](crate::Classify). Timeouts are always [`RetryCause::Timeout`](crate::budget::RetryCause::Timeout).
     pub fn classify<X2>(self, classify: X2) -> Retry<K, B, F, P, H, N, S, C, M, X2> {
         Retry {
             kind: PhantomData,
@@ -146,14 +146,14 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     }
 
     /// Sets the longest server hint honoured (default 60 s); a longer one ends the retries with
-    /// [`GiveUp::HintAboveCeiling`].
+    /// [`GiveUp::HintAboveCeiling`](crate::GiveUp::HintAboveCeiling).
     pub fn hint_ceiling(mut self, d: Duration) -> Self {
         self.settings.hint_ceiling = d;
         self
     }
 
     /// Draws retries from a shared retry budget ([`crate::budget`]): a retry it denies ends the
-    /// call with [`GiveUp::BudgetExhausted`]. The executor reports each request, failure and
+    /// call with [`GiveUp::BudgetExhausted`](crate::GiveUp::BudgetExhausted). The executor reports each request, failure and
     /// success to it, at the executor's clock.
     pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
         self.guard.get_or_insert_with(Box::default).budget = Some(budget);
@@ -161,7 +161,7 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     }
 
     /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
-    /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`].
+    /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`](crate::GiveUp::Throttled).
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
         self.guard.get_or_insert_with(Box::default).throttle = Some(throttle);
         self
