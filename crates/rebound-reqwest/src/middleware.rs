@@ -119,8 +119,9 @@ impl RetryMiddleware {
     }
 
     /// Asks a shared client-side throttle (`rebound_retry::throttle`: SRE adaptive throttling, AWS
-    /// adaptive CUBIC) before each attempt of a retryable request; a rejection ends the call with
-    /// a [`Throttled`] error.
+    /// adaptive CUBIC) before each attempt of a retryable request; a rejected first attempt ends
+    /// the call with a [`Throttled`] error, a rejected retry with the last attempt's answer (its
+    /// response or transport error).
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
         self.throttle = Some(throttle);
         self
@@ -139,7 +140,8 @@ impl RetryMiddleware {
     /// Puts a shared [`CircuitBreaker`] in front of every request (retryable or not): an open
     /// breaker fails the request with a [`CircuitOpen`] error without sending it. Retryable
     /// statuses and transient transport errors count as failures, other answers as successes;
-    /// a retry waits for the breaker's next probe as `rebound_retry::Retry::breaker` says.
+    /// a retry waits for the breaker's next probe as `rebound_retry::Retry::breaker` says, and a
+    /// retry the breaker stops returns the last attempt's answer.
     pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
         self.breaker = Some(breaker);
         self
