@@ -55,8 +55,8 @@ pub struct AttemptTimedOut(pub Duration);
 #[non_exhaustive]
 pub struct Throttled;
 
-/// The circuit breaker ([`RetryMiddleware::breaker`]) is open: the request was not sent (or,
-/// for a retry, not sent again).
+/// The circuit breaker ([`RetryMiddleware::breaker`]) is open: the request was not sent at all.
+/// (A retry the breaker stops returns the last attempt's answer instead.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("request rejected: the circuit breaker is open")]
 #[non_exhaustive]
