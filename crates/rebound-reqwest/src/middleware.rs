@@ -55,8 +55,8 @@ pub struct AttemptTimedOut(pub Duration);
 #[non_exhaustive]
 pub struct Throttled;
 
-/// The circuit breaker ([`RetryMiddleware::breaker`]) is open: the request was not sent (or,
-/// for a retry, not sent again).
+/// The circuit breaker ([`RetryMiddleware::breaker`]) is open: the request was not sent at all.
+/// (A retry the breaker stops returns the last attempt's answer instead.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("request rejected: the circuit breaker is open")]
 #[non_exhaustive]
@@ -119,8 +119,9 @@ impl RetryMiddleware {
     }
 
     /// Asks a shared client-side throttle (`rebound_retry::throttle`: SRE adaptive throttling, AWS
-    /// adaptive CUBIC) before each attempt of a retryable request; a rejection ends the call with
-    /// a [`Throttled`] error.
+    /// adaptive CUBIC) before each attempt of a retryable request; a rejected first attempt ends
+    /// the call with a [`Throttled`] error, a rejected retry with the last attempt's answer (its
+    /// response or transport error).
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
         self.throttle = Some(throttle);
         self
@@ -139,7 +140,8 @@ impl RetryMiddleware {
     /// Puts a shared [`CircuitBreaker`] in front of every request (retryable or not): an open
     /// breaker fails the request with a [`CircuitOpen`] error without sending it. Retryable
     /// statuses and transient transport errors count as failures, other answers as successes;
-    /// a retry waits for the breaker's next probe as `rebound_retry::Retry::breaker` says.
+    /// a retry waits for the breaker's next probe as `rebound_retry::Retry::breaker` says, and a
+    /// retry the breaker stops returns the last attempt's answer.
     pub fn breaker(mut self, breaker: Arc<CircuitBreaker>) -> Self {
         self.breaker = Some(breaker);
         self
@@ -211,6 +213,7 @@ impl RetryMiddleware {
         };
         let mut executor = rebound_retry::retry_async(self.policy.backoff(), attempt)
             .when(|a: &Attempt| a.is_transient())
+            .classify(Attempt::cause)
             .hint(|a: &Attempt| a.retry_after(SystemTime::now()))
             .hint_ceiling(self.hint_ceiling);
         if let Some(budget) = &self.budget {

@@ -156,8 +156,10 @@ impl AwsRetryMode {
         }
     }
 
-    /// The quota's costs for a [`RetryCause`](crate::budget::RetryCause) (which does not
-    /// tell throttling apart: such retries are charged as transient).
+    /// The quota's costs for a [`RetryCause`](crate::budget::RetryCause): throttling retries
+    /// ([`RetryCause::Throttling`](crate::budget::RetryCause::Throttling), from an executor's
+    /// [`classify`](crate::Retry::classify) hook) are charged as [`retry_cost`](Self::retry_cost)
+    /// says.
     pub const fn costs(self) -> AwsCosts {
         match self {
             AwsRetryMode::Standard => AwsCosts::STANDARD,

@@ -30,6 +30,15 @@ pub trait Backoff {
     /// Starts the sequence over, as for a new operation.
     fn reset(&mut self);
 
+    /// [`next_delay`](Backoff::next_delay) in whole nanoseconds, saturating at `u64::MAX`
+    /// (about 584 years). Executors keep their accounts in nanoseconds and build a `Duration`
+    /// only where one is used (a real sleeper, a notify hook); [`crate::PolicyBackoff`]
+    /// computes it without the `Duration`.
+    #[inline]
+    fn next_delay_nanos(&mut self) -> Option<u64> {
+        self.next_delay().map(saturating_nanos)
+    }
+
     /// The longest time an operation may take, waits included, if the policy sets one.
     /// Executors enforce it with their clock; a backoff has no clock.
     fn max_elapsed(&self) -> Option<Duration> {
@@ -40,6 +49,9 @@ pub trait Backoff {
 impl<B: Backoff + ?Sized> Backoff for &mut B {
     fn next_delay(&mut self) -> Option<Duration> {
         (**self).next_delay()
+    }
+    fn next_delay_nanos(&mut self) -> Option<u64> {
+        (**self).next_delay_nanos()
     }
     fn reset(&mut self) {
         (**self).reset()
@@ -52,6 +64,9 @@ impl<B: Backoff + ?Sized> Backoff for &mut B {
 impl<B: Backoff + ?Sized> Backoff for Box<B> {
     fn next_delay(&mut self) -> Option<Duration> {
         (**self).next_delay()
+    }
+    fn next_delay_nanos(&mut self) -> Option<u64> {
+        (**self).next_delay_nanos()
     }
     fn reset(&mut self) {
         (**self).reset()
@@ -71,4 +86,10 @@ impl Backoff for Immediate {
         Some(Duration::ZERO)
     }
     fn reset(&mut self) {}
+}
+
+/// A duration in whole nanoseconds, saturating at `u64::MAX` (about 584 years).
+#[inline]
+pub(crate) fn saturating_nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }

@@ -63,10 +63,10 @@
 //! | name | type | labels | recorded when |
 //! |---|---|---|---|
 //! | `rebound_attempts_total` | counter | — | an executor starts an attempt |
-//! | `rebound_retries_total` | counter | `cause`: `error`, `timeout` | an executor schedules a retry |
+//! | `rebound_retries_total` | counter | `cause`: `error`, `timeout`, `throttling` | an executor schedules a retry |
 //! | `rebound_retry_wait_seconds` | histogram | — | the wait chosen before each retry (backoff, or a longer server hint) |
 //! | `rebound_successes_total` | counter | — | a call succeeds |
-//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling`, `circuit_open` | a call fails for good |
+//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling`, `circuit_open`, `pacing_past_deadline` | a call fails for good |
 //! | `rebound_budget_grants_total` | counter | `budget`: `grpc`, `finagle`, `aws` (or a custom budget's name) | a retry budget grants a retry |
 //! | `rebound_budget_refusals_total` | counter | `budget`, as above | a retry budget refuses a retry |
 //! | `rebound_throttle_wait_seconds` | histogram | — | a client-side throttle delays an attempt (AWS adaptive pacing) |
@@ -121,8 +121,8 @@ pub use retry::outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use retry::retry_async;
 pub use retry::{
-    retry, retry_with_defaults, AlwaysRetry, Async, Blocking, HintFn, NoHint, NoNotify, Notify, Predicate,
-    Retry, DEFAULT_HINT_CEILING,
+    retry, retry_with_defaults, AlwaysRetry, Async, Blocking, Classify, HintFn, NoClassify, NoHint, NoNotify,
+    Notify, Predicate, Retry, DEFAULT_HINT_CEILING,
 };
 pub use spec::Spec;
 

@@ -52,6 +52,7 @@ pub fn reason(give_up: GiveUp) -> &'static str {
         GiveUp::Throttled => "throttled",
         GiveUp::HintAboveCeiling { .. } => "hint_above_ceiling",
         GiveUp::CircuitOpen => "circuit_open",
+        GiveUp::PacingPastDeadline { .. } => "pacing_past_deadline",
     }
 }
 
@@ -60,6 +61,7 @@ pub fn cause(cause: RetryCause) -> &'static str {
     match cause {
         RetryCause::Error => "error",
         RetryCause::Timeout => "timeout",
+        RetryCause::Throttling => "throttling",
     }
 }
 
@@ -80,6 +82,7 @@ pub(crate) fn retry(attempt: u64, delay: Duration, why: RetryCause) {
         match why {
             RetryCause::Error => metrics::counter!(RETRIES, "cause" => "error"),
             RetryCause::Timeout => metrics::counter!(RETRIES, "cause" => "timeout"),
+            RetryCause::Throttling => metrics::counter!(RETRIES, "cause" => "throttling"),
         }
         .increment(1);
         metrics::histogram!(RETRY_WAIT).record(delay.as_secs_f64());
@@ -111,6 +114,7 @@ pub(crate) fn give_up(why: GiveUp, attempts: u64) {
         GiveUp::Throttled => metrics::counter!(GIVE_UPS, "reason" => "throttled"),
         GiveUp::HintAboveCeiling { .. } => metrics::counter!(GIVE_UPS, "reason" => "hint_above_ceiling"),
         GiveUp::CircuitOpen => metrics::counter!(GIVE_UPS, "reason" => "circuit_open"),
+        GiveUp::PacingPastDeadline { .. } => metrics::counter!(GIVE_UPS, "reason" => "pacing_past_deadline"),
     }
     .increment(1);
     #[cfg(feature = "tracing")]

@@ -26,7 +26,7 @@
 
 use crate::backoff::Backoff;
 use crate::error::ConfigError;
-use crate::jitter::{duration_to_nanos, nanos_to_duration, Jitter};
+use crate::jitter::{duration_to_nanos, nanos_to_duration, nanos_to_u64, unit, Jitter};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use std::time::Duration;
@@ -66,12 +66,19 @@ pub struct Policy {
     cap: Option<Duration>,
     jitter: Jitter,
     jitter_after_cap: bool,
-    max_retries: Option<u64>,
     max_elapsed: Option<Duration>,
     stop_at: Option<Duration>,
     // Precomputed for the hot path.
+    draw: Draw,
+    /// The most retries (`max_retries`), or `u64::MAX` without a limit (a backoff never
+    /// yields that many); `limited` tells the two apart.
+    retry_limit: u64,
+    limited: bool,
     base_ns: f64,
     cap_ns: f64,
+    /// Growth as `next = current * factor + step_ns`: factor 1 and step 0 (constant), factor 1
+    /// (linear), step 0 (exponential). One multiply-add instead of a match on [`Schedule`].
+    factor: f64,
     step_ns: f64,
     stop_at_ns: f64,
 }
@@ -83,6 +90,18 @@ impl Default for Policy {
             .build()
             .expect("S1's defaults are valid")
     }
+}
+
+/// How [`PolicyBackoff::next_delay`] draws jitter, decided once when the policy is built
+/// (matching on [`Jitter`], whose variants carry data, costs more than the draw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Draw {
+    /// No jitter: the nominal delay as is.
+    None,
+    /// Full jitter, drawn inline.
+    Full,
+    /// Any other jitter, drawn out of line.
+    Other,
 }
 
 /// Builds a [`Policy`]. Setters are `const fn` and the builder is `Copy`; validation happens
@@ -128,7 +147,7 @@ impl Policy {
             cap: self.cap,
             jitter: self.jitter,
             jitter_after_cap: self.jitter_after_cap,
-            max_retries: self.max_retries,
+            max_retries: self.max_retries(),
             max_attempts: None,
             max_elapsed: self.max_elapsed,
             stop_at: self.stop_at,
@@ -157,7 +176,11 @@ impl Policy {
     }
     /// The most retries allowed, if limited.
     pub const fn max_retries(&self) -> Option<u64> {
-        self.max_retries
+        if self.limited {
+            Some(self.retry_limit)
+        } else {
+            None
+        }
     }
     /// The most time an operation may take, waits included, if limited.
     pub const fn max_elapsed(&self) -> Option<Duration> {
@@ -340,11 +363,21 @@ impl PolicyBuilder {
             cap: self.cap,
             jitter,
             jitter_after_cap: self.jitter_after_cap,
-            max_retries,
+            retry_limit: max_retries.unwrap_or(u64::MAX),
+            limited: max_retries.is_some(),
+            draw: match jitter {
+                Jitter::None => Draw::None,
+                Jitter::Full => Draw::Full,
+                _ => Draw::Other,
+            },
             max_elapsed: self.max_elapsed,
             stop_at: self.stop_at,
             base_ns: duration_to_nanos(self.base),
             cap_ns: self.cap.map_or(MAX_NS, duration_to_nanos),
+            factor: match self.schedule {
+                Schedule::Exponential { factor } => factor,
+                Schedule::Constant | Schedule::Linear { .. } => 1.0,
+            },
             step_ns,
             stop_at_ns: self.stop_at.map_or(f64::INFINITY, duration_to_nanos),
         })
@@ -402,23 +435,26 @@ impl<R: RngCore> PolicyBackoff<R> {
 impl<R: RngCore> Backoff for PolicyBackoff<R> {
     #[inline]
     fn next_delay(&mut self) -> Option<Duration> {
+        self.next_delay_nanos().map(Duration::from_nanos)
+    }
+
+    #[inline]
+    fn next_delay_nanos(&mut self) -> Option<u64> {
         let p = &self.policy;
-        if let Some(max) = p.max_retries {
-            if self.retries >= max {
-                return None;
-            }
+        if self.retries >= p.retry_limit {
+            return None;
         }
         let grown = if self.retries == 0 {
             p.base_ns
+        } else if self.current >= p.cap_ns {
+            // Once at the cap the schedule stays there (a constant one too, whose delay is
+            // then the cap): skipping the arithmetic gives the same delay and lets a
+            // long-lived backoff's calls overlap.
+            p.cap_ns
         } else {
-            match p.schedule {
-                Schedule::Constant => p.base_ns,
-                // Once at the cap the schedule stays there: skipping the arithmetic gives the
-                // same delay and lets a long-lived backoff's calls overlap.
-                _ if self.current >= p.cap_ns => p.cap_ns,
-                Schedule::Linear { .. } => self.current + p.step_ns,
-                Schedule::Exponential { factor } => self.current * factor,
-            }
+            // Exact for each schedule: `current * 1 + step`, `current * factor + 0`, and a
+            // constant schedule's `current` is its base.
+            self.current * p.factor + p.step_ns
         };
         // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
         // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
@@ -428,10 +464,21 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
         }
         self.current = nominal;
         self.retries = self.retries.saturating_add(1);
-        // Without jitter the nominal delay is delivered as is (it is already capped).
-        let d = if let Jitter::None = p.jitter { nominal } else { self.jittered(nominal) };
+        // Without jitter the nominal delay is delivered as is (it is already capped); full
+        // jitter of a capped delay stays under the cap, so once seeded it is drawn inline.
+        let d = match p.draw {
+            Draw::None => nominal,
+            Draw::Full => {
+                if let Some(reseed) = self.reseed.take() {
+                    reseed(&mut self.rng);
+                }
+                nominal * unit(&mut self.rng)
+            }
+            Draw::Other => self.jittered(nominal),
+        };
         self.previous = d;
-        Some(nanos_to_duration(d))
+        // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
+        Some(nanos_to_u64(d))
     }
 
     fn reset(&mut self) {

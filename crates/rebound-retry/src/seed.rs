@@ -4,9 +4,11 @@
 //! Seeding a [`SmallRng`] from rand's thread RNG (ChaCha12, reseeded from the OS) costs tens of
 //! nanoseconds: more than a whole successful retry call. Each thread instead keeps a wyrand
 //! sequence (Wang Yi's generator, the one `fastrand` uses; it passes BigCrush and PractRand)
-//! whose starting point is drawn once from the thread RNG, so from OS entropy. A seed is four
-//! consecutive wyrand outputs: distinct backoffs on a thread get distinct, well-mixed seeds,
-//! and threads start from independent entropy. (Four SplitMix64 outputs, the textbook way to
+//! whose starting point is drawn once from the thread RNG, so from OS entropy. A seed is two
+//! consecutive wyrand outputs `a`, `b` spread over xoshiro's four words as `a`, `b`, `a ^ K1`,
+//! `b ^ K2` (two more outputs cost more than the jitter draw itself): distinct backoffs on a
+//! thread get distinct, well-mixed seeds, never all zero, and threads start from independent
+//! entropy. (Four SplitMix64 outputs, the textbook way to
 //! seed xoshiro, cost twice as much here: the compiler vectorises them into emulated 64-bit
 //! multiplies.)
 
@@ -33,7 +35,10 @@ fn wyrand(state: &mut u64) -> u64 {
 pub(crate) fn thread_seed() -> [u8; 32] {
     STATE.with(|cell| {
         let mut state = cell.get();
-        let words = [wyrand(&mut state), wyrand(&mut state), wyrand(&mut state), wyrand(&mut state)];
+        let (a, b) = (wyrand(&mut state), wyrand(&mut state));
+        // Two odd constants (the golden ratio's and SplitMix64's multiplier): the third and
+        // fourth words differ from the first two, so the state is never all zero.
+        let words = [a, b, a ^ 0x9E37_79B9_7F4A_7C15, b ^ 0xBF58_476D_1CE4_E5B9];
         cell.set(state);
         let mut seed = [0u8; 32];
         for (chunk, word) in seed.chunks_exact_mut(8).zip(words) {

@@ -51,7 +51,7 @@ fn the_executor_asks_the_throttle_before_each_attempt() {
         .unwrap_err();
     assert_eq!(err.reason, GiveUp::Throttled);
     assert!(err.attempts < 100, "the throttle cut the retries: {}", err.attempts);
-    assert_eq!(err.last, rebound_retry::Failure::Rejected);
+    assert_eq!(err.last, rebound_retry::Failure::Error("overloaded"), "the last real error");
 }
 
 #[test]

@@ -92,7 +92,9 @@ impl<Req, P> ReboundPolicy<Req, P> {
     /// fleet-wide `rebound_redis::RedisBudget`): a retry it refuses is not sent and the result
     /// is returned. The budget hears of each request (when it is first cloned), each result the
     /// predicate would retry (a failure) and each `Ok` result it accepts (a success), at tokio's
-    /// clock (paused in tests). `Err` results count as [`RetryCause::Error`].
+    /// clock (paused in tests). A retry is charged as the predicate's
+    /// [`cause`](RetryPredicate::cause) says ([`RetryCause::Error`] by default, a 429 throttling
+    /// with [`HttpStatuses`](crate::HttpStatuses)).
     pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
         self.budget = Some(budget);
         self
@@ -182,10 +184,11 @@ where
         }
         let hint = self.predicate.wait_hint(result);
         let delay = self.next_delay(hint)?;
-        if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, RetryCause::Error)) {
+        let cause = self.predicate.cause(result);
+        if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, cause)) {
             return None;
         }
-        self.retried = Some(RetryCause::Error);
+        self.retried = Some(cause);
         Some(tokio::time::sleep(delay))
     }
 
@@ -243,5 +246,28 @@ mod tests {
         let mut p = ReboundPolicy::<u32>::new(jittered()).clone();
         assert!(p.retry(&mut 0, &mut Ok::<(), ()>(())).is_none());
         assert_eq!(tower::retry::Policy::<u32, (), ()>::clone_request(&mut p, &5), Some(5));
+    }
+
+    /// `HttpStatuses` classifies a 429 as throttling: the 2026 AWS quota charges it 5, a 503
+    /// 14 (botocore `_THROTTLING_RETRY_COST`, `_RETRY_COST_V2`).
+    #[cfg(feature = "http")]
+    #[tokio::test(start_paused = true)]
+    async fn a_429_is_charged_as_throttling() {
+        use rebound_retry::aws::{AwsRetryMode, QUOTA_CAPACITY};
+        let quota = Arc::new(AwsRetryMode::Standard2026.quota());
+        let service = ReboundPolicy::with_cloner(jittered(), crate::clone_http_request)
+            .when(crate::HttpStatuses::default())
+            .budget(quota.clone());
+        let mut spent = Vec::new();
+        for status in [429, 503] {
+            let mut p = service.clone();
+            let mut req = http::Request::get("/").body(()).unwrap();
+            let res = http::Response::builder().status(status).body(()).unwrap();
+            let before = quota.available();
+            assert!(p.retry(&mut req, &mut Ok::<_, ()>(res)).is_some());
+            spent.push(before - quota.available());
+        }
+        assert_eq!(spent, [5, 14]);
+        assert_eq!(quota.available(), QUOTA_CAPACITY - 19);
     }
 }

@@ -4,6 +4,8 @@
 //! returns `Ok` with a response that says "try again" (HTTP 503). The predicate sees both, and
 //! the request too, so that it can refuse to retry a non-idempotent one.
 
+use rebound_retry::budget::RetryCause;
+
 /// Decides whether one attempt's result is worth a retry. Implemented by closures
 /// `FnMut(&Req, &Result<Res, E>) -> bool`.
 pub trait RetryPredicate<Req, Res, E> {
@@ -17,6 +19,15 @@ pub trait RetryPredicate<Req, Res, E> {
     fn wait_hint(&mut self, result: &Result<Res, E>) -> Option<std::time::Duration> {
         let _ = result;
         None
+    }
+
+    /// What the retry budget charges for a retry after `result` (called only for results
+    /// [`should_retry`](Self::should_retry) accepted): [`RetryCause::Error`] by default;
+    /// [`HttpStatuses`](crate::HttpStatuses) makes a 429 a [`RetryCause::Throttling`], which the
+    /// 2026 AWS retry quota charges 5 instead of 14.
+    fn cause(&mut self, result: &Result<Res, E>) -> RetryCause {
+        let _ = result;
+        RetryCause::Error
     }
 }
 
@@ -46,7 +57,8 @@ pub use self::http_statuses::HttpStatuses;
 #[cfg(feature = "http")]
 mod http_statuses {
     use super::RetryPredicate;
-    use rebound_retry::http::{is_idempotent_method, RetryableStatuses};
+    use rebound_retry::budget::RetryCause;
+    use rebound_retry::http::{classify_status, is_idempotent_method, RetryableStatuses};
     use std::time::{Duration, SystemTime};
 
     /// The HTTP predicate: retries transport errors (`Err`) and responses whose status is in
@@ -110,6 +122,12 @@ mod http_statuses {
         fn wait_hint(&mut self, result: &Result<http::Response<ResB>, E>) -> Option<Duration> {
             let res = result.as_ref().ok()?;
             crate::pace::signals(res.headers(), SystemTime::now()).wait_hint()
+        }
+
+        /// A 429 response is throttling ([`classify_status`]); other responses and transport
+        /// errors are errors.
+        fn cause(&mut self, result: &Result<http::Response<ResB>, E>) -> RetryCause {
+            result.as_ref().map_or(RetryCause::Error, |res| classify_status(res.status().as_u16()))
         }
     }
 

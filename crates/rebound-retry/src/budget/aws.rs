@@ -27,18 +27,22 @@ pub struct AwsCosts {
     pub retry: u64,
     /// A retry after a timeout ([`RetryCause::Timeout`]).
     pub timeout: u64,
+    /// A retry after a throttling error ([`RetryCause::Throttling`]).
+    pub throttling: u64,
 }
 
 impl AwsCosts {
     /// The pre-2026 standard mode: 5 per retry, 10 after a timeout (botocore
     /// `botocore/retries/standard.py`, `RetryQuotaChecker._RETRY_COST` and
     /// `_TIMEOUT_RETRY_REQUEST`).
-    pub const STANDARD: AwsCosts = AwsCosts { retry: RETRY_COST, timeout: TIMEOUT_RETRY_COST };
+    /// A throttling retry costs 5 like any other non-timeout retry.
+    pub const STANDARD: AwsCosts =
+        AwsCosts { retry: RETRY_COST, timeout: TIMEOUT_RETRY_COST, throttling: RETRY_COST };
     /// The 2026 revision (`AWS_NEW_RETRIES_2026`): 14 per transient retry, timeouts no longer
-    /// special (`RetryQuotaChecker._RETRY_COST_V2`). A throttling retry costs 5
-    /// (`_THROTTLING_RETRY_COST`), which callers that classify throttling errors charge through
-    /// [`crate::aws::AwsRetryMode::retry_cost`].
-    pub const REVISED_2026: AwsCosts = AwsCosts { retry: 14, timeout: 14 };
+    /// special (`RetryQuotaChecker._RETRY_COST_V2`); a throttling retry
+    /// ([`RetryCause::Throttling`]) costs 5 (`_THROTTLING_RETRY_COST`).
+    pub const REVISED_2026: AwsCosts =
+        AwsCosts { retry: 14, timeout: 14, throttling: crate::aws::THROTTLING_RETRY_COST };
 }
 
 /// The range of `capacity`, as error messages say it.
@@ -54,6 +58,7 @@ impl AwsCosts {
         match cause {
             RetryCause::Error => self.retry,
             RetryCause::Timeout => self.timeout,
+            RetryCause::Throttling => self.throttling,
         }
     }
 }

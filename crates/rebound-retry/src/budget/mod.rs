@@ -51,8 +51,13 @@ use std::time::Instant;
 pub enum RetryCause {
     /// The attempt failed with an error.
     Error,
-    /// The attempt timed out (the AWS quota charges these double).
+    /// The attempt timed out (the pre-2026 AWS quota charges these double).
     Timeout,
+    /// The server throttled the attempt: HTTP 429 or an AWS throttling error code
+    /// ([`crate::http::classify_status`], [`crate::http::classify_aws`]). The 2026 AWS quota
+    /// charges these 5 against 14 for other errors. Executors report it when their
+    /// [`classify`](crate::Retry::classify) hook says so.
+    Throttling,
 }
 
 /// A retry budget shared by the calls of one client. Implementations are `Send + Sync` and

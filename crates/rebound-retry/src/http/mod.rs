@@ -14,7 +14,8 @@
 //! | `RateLimit-Policy` (same draft) | [`parse_ratelimit_policy`] | the quota and window behind `RateLimit` |
 //! | `X-RateLimit-Remaining` / `X-RateLimit-Reset` | [`parse_x_ratelimit_remaining`], [`parse_x_ratelimit_reset`] | remaining 0: wait until the reset |
 //!
-//! [`ServerSignals`] reads them all from one response and applies one precedence
+//! [`classify_status`] and [`classify_aws`] tell throttling (429, AWS throttling codes) from
+//! other failures, for the retry budget. [`ServerSignals`] reads them all from one response and applies one precedence
 //! (`Retry-After` first), and [`Pacer`] spaces requests by `RateLimit` so that the quota never
 //! runs out. A hint never makes a wait longer than the executor's hint ceiling
 //! silently: above it the executor gives up with the hint in the error
@@ -37,6 +38,7 @@ mod ratelimit;
 mod retry_after;
 mod signals;
 mod status;
+mod throttling;
 
 /// `grpc-retry-pushback-ms` (gRFC A6), defined beside the gRPC retry budget.
 pub use crate::budget::{grpc_pushback, Pushback};
@@ -48,3 +50,4 @@ pub use ratelimit::{parse_ratelimit, parse_ratelimit_policy, QuotaUnit, RateLimi
 pub use retry_after::parse_retry_after;
 pub use signals::{ServerSignals, SIGNAL_HEADERS};
 pub use status::{is_idempotent_method, RetryableStatuses};
+pub use throttling::{classify_aws, classify_status, is_aws_throttling_code, AWS_THROTTLING_CODES};

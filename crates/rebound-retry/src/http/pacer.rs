@@ -175,12 +175,28 @@ impl Pacer {
     /// # Errors
     /// [`PaceAboveCeiling`] when the wait is above the ceiling; nothing is booked then.
     pub fn reserve(&self, host: &str, now: Instant) -> Result<Duration, PaceAboveCeiling> {
+        self.reserve_within(host, now, self.ceiling)
+    }
+
+    /// As [`reserve`](Self::reserve), with a tighter limit for this send (e.g. the time left
+    /// before a caller's deadline): a wait above `limit` or the pacer's ceiling, whichever is
+    /// smaller, books nothing.
+    ///
+    /// # Errors
+    /// [`PaceAboveCeiling`] with that smaller bound as its `ceiling` when the wait is above it.
+    pub fn reserve_within(
+        &self,
+        host: &str,
+        now: Instant,
+        limit: Duration,
+    ) -> Result<Duration, PaceAboveCeiling> {
+        let ceiling = self.ceiling.min(limit);
         let mut lanes = self.lanes();
         let slot =
             lanes.iter().filter(|(k, _)| k.host == host).map(|(_, l)| l.next(now)).max().unwrap_or(now);
         let wait = slot.saturating_duration_since(now);
-        if wait > self.ceiling {
-            return Err(PaceAboveCeiling { wait, ceiling: self.ceiling });
+        if wait > ceiling {
+            return Err(PaceAboveCeiling { wait, ceiling });
         }
         for lane in lanes.iter_mut().filter(|(k, _)| k.host == host).map(|(_, l)| l) {
             if now < lane.until {
@@ -188,6 +204,11 @@ impl Pacer {
             }
         }
         Ok(wait)
+    }
+
+    /// The longest pacing wait ([`with_ceiling`](Self::with_ceiling); default 60 s).
+    pub fn ceiling(&self) -> Duration {
+        self.ceiling
     }
 
     /// Waits (on tokio's timer) until a send to `host` may go, and books it.

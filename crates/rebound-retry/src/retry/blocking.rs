@@ -1,19 +1,21 @@
 //! The blocking executor's loop.
 
-use super::hooks::{HintFn, Notify, Predicate};
+use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
 use super::outcome::{Failure, Outcome, RetryError};
 use super::{Blocking, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Sleeper};
+use std::time::Duration;
 
-impl<B, F, P, H, N, S, C, M, T, E> Retry<Blocking, B, F, P, H, N, S, C, M>
+impl<B, F, P, H, N, S, C, M, X, T, E> Retry<Blocking, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
     F: FnMut() -> Result<T, E>,
     P: Predicate<E>,
     H: HintFn<E>,
     N: Notify<E>,
+    X: Classify<E>,
     S: Sleeper,
     C: Clock,
     M: Metrics,
@@ -37,12 +39,20 @@ where
         #[cfg(feature = "tracing")]
         let _span = crate::observe::call_span().entered();
         let mut run = self.start();
+        // The last failure, kept across the wait so that a guard rejecting the retry returns it.
+        let mut last: Option<Failure<E>> = None;
         loop {
-            if let Some(wait) = self.admission(&mut run)? {
-                self.sleeper.sleep(wait);
+            match self.admission(&mut run) {
+                Ok(None) => {}
+                Ok(Some(wait)) => self.sleeper.sleep(wait),
+                Err(reason) => return Err(run.error(reason, last)),
             }
-            while let Some(wait) = self.circuit(&mut run)? {
-                self.sleeper.sleep(wait);
+            loop {
+                match self.circuit(&mut run) {
+                    Ok(None) => break,
+                    Ok(Some(wait)) => self.sleeper.sleep(wait),
+                    Err(reason) => return Err(run.error(reason, last)),
+                }
             }
             run.attempts += 1;
             crate::observe::attempt();
@@ -51,11 +61,17 @@ where
                 Ok(value) => {
                     self.after_success(&mut run);
                     self.metrics.on_success(run.attempts);
-                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept });
+                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept() });
                 }
                 Err(e) => {
-                    let delay = self.after_failure(&mut run, Failure::Error(e))?;
-                    self.sleeper.sleep(delay);
+                    let failure = Failure::Error(e);
+                    match self.after_failure(&mut run, &failure) {
+                        Ok(delay) => {
+                            last = Some(failure);
+                            self.sleeper.sleep(Duration::from_nanos(delay));
+                        }
+                        Err(reason) => return Err(run.error(reason, Some(failure))),
+                    }
                 }
             }
         }

@@ -1,8 +1,8 @@
 //! The async executor's loop (tokio).
 
-use super::hooks::{HintFn, Notify, Predicate};
+use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
-use super::outcome::{Failure, Outcome, RetryError};
+use super::outcome::{Failure, GiveUp, Outcome, RetryError};
 use super::{Async, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
-impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
+impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     /// Bounds each attempt: one that has not finished after `d` is dropped (cancelled) and
     /// counts as a [`Failure::TimedOut`]. With an overall deadline, an attempt is also cut at
     /// the deadline.
@@ -24,9 +24,12 @@ impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
     /// Paces every attempt, the first included, with a shared [`Pacer`]: the attempt waits
     /// (on this executor's sleeper) for its slot to `host`. Opt-in; the operation feeds the
     /// pacer with [`Pacer::observe`] as responses arrive. A pacing wait above the pacer's
-    /// ceiling is not waited (the attempt goes at once and the server's answer decides).
+    /// ceiling is not waited (the attempt goes at once and the server's answer decides). Pacing
+    /// waits count as time slept and against the deadline ([`max_elapsed`](Self::max_elapsed)
+    /// or the policy's): a wait that would end past it is not made, and the call gives up with
+    /// [`GiveUp::PacingPastDeadline`] (the wait in the error) and the last attempt's failure.
     pub fn pace(mut self, pacer: Arc<Pacer>, host: impl Into<String>) -> Self {
-        self.guard.pacing = Some((pacer, Arc::from(host.into())));
+        self.guard.get_or_insert_with(Box::default).pacing = Some((pacer, Arc::from(host.into())));
         self
     }
 
@@ -38,7 +41,7 @@ impl<B, F, P, H, N, S, C, M> Retry<Async, B, F, P, H, N, S, C, M> {
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
-impl<B, F, Fut, P, H, N, S, C, M, T, E> Retry<Async, B, F, P, H, N, S, C, M>
+impl<B, F, Fut, P, H, N, S, C, M, X, T, E> Retry<Async, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
     F: FnMut() -> Fut,
@@ -46,6 +49,7 @@ where
     P: Predicate<E>,
     H: HintFn<E>,
     N: Notify<E>,
+    X: Classify<E>,
     S: AsyncSleeper,
     C: Clock,
     M: Metrics,
@@ -78,18 +82,26 @@ where
     ) -> impl Future<Output = Result<R, RetryError<E>>> {
         let call = async move {
             let mut run = self.start();
+            // The last failure, kept across the wait so that a guard rejecting the retry (or a
+            // pacing wait past the deadline) returns it.
+            let mut last: Option<Failure<E>> = None;
             loop {
-                if let Some(wait) = self.admission(&mut run)? {
-                    self.sleeper.sleep(wait).await;
+                match self.admission(&mut run) {
+                    Ok(None) => {}
+                    Ok(Some(wait)) => self.sleeper.sleep(wait).await,
+                    Err(reason) => return Err(run.error(reason, last)),
                 }
-                if let Some((pacer, host)) = &self.guard.pacing {
-                    match pacer.reserve(host, self.clock.now()) {
-                        Ok(wait) if !wait.is_zero() => self.sleeper.sleep(wait).await,
-                        Ok(_) | Err(_) => {}
+                match self.pacing(&mut run) {
+                    Ok(None) => {}
+                    Ok(Some(wait)) => self.sleeper.sleep(wait).await,
+                    Err(reason) => return Err(run.error(reason, last)),
+                }
+                loop {
+                    match self.circuit(&mut run) {
+                        Ok(None) => break,
+                        Ok(Some(wait)) => self.sleeper.sleep(wait).await,
+                        Err(reason) => return Err(run.error(reason, last)),
                     }
-                }
-                while let Some(wait) = self.circuit(&mut run)? {
-                    self.sleeper.sleep(wait).await;
                 }
                 run.attempts += 1;
                 crate::observe::attempt();
@@ -103,13 +115,22 @@ where
                     Ok(Ok(value)) => {
                         self.after_success(&mut run);
                         self.metrics.on_success(run.attempts);
-                        return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept }));
+                        return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept() }));
                     }
                     Ok(Err(e)) => Failure::Error(e),
                     Err(limit) => Failure::TimedOut(limit),
                 };
-                let delay = self.after_failure(&mut run, failure)?;
-                self.sleeper.sleep(delay).await;
+                match self.after_failure(&mut run, &failure) {
+                    Ok(delay) => {
+                        // Only a guard can stop the next attempt before it runs: without one the
+                        // failure is not kept (nor its resources held) across the wait.
+                        if self.guard.is_some() {
+                            last = Some(failure);
+                        }
+                        self.sleeper.sleep(Duration::from_nanos(delay)).await;
+                    }
+                    Err(reason) => return Err(run.error(reason, Some(failure))),
+                }
             }
         };
         #[cfg(feature = "tracing")]
@@ -124,6 +145,30 @@ where
         match (self.settings.attempt_timeout, remaining) {
             (Some(a), Some(r)) => Some(a.min(r)),
             (a, r) => a.or(r),
+        }
+    }
+
+    /// Before an attempt, with a [pacer](Self::pace): the wait for its slot (counted in the
+    /// time slept), or [`GiveUp::PacingPastDeadline`] when that wait would end past the
+    /// deadline (nothing is booked then). A wait above the pacer's own ceiling is not waited.
+    #[inline]
+    fn pacing(&mut self, run: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
+        let Some((pacer, host)) = self.guard.as_ref().and_then(|g| g.pacing.as_ref()) else {
+            return Ok(None);
+        };
+        let now = self.clock.now();
+        let remaining = run.remaining(&self.clock);
+        match pacer.reserve_within(host, now, remaining.unwrap_or(Duration::MAX)) {
+            Ok(wait) if wait.is_zero() => Ok(None),
+            Ok(wait) => {
+                run.add_slept(wait);
+                Ok(Some(wait))
+            }
+            Err(e) if e.wait > pacer.ceiling() => Ok(None),
+            Err(e) => {
+                let reason = GiveUp::PacingPastDeadline { wait: e.wait, remaining: e.ceiling };
+                Err(self.give_up(run, reason))
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The executor's hooks as traits, so that defaults cost nothing and closures fit.
 
 use super::outcome::RetryEvent;
+use crate::budget::RetryCause;
 use std::time::Duration;
 
 /// Decides whether an error is transient (retry) or permanent (return at once).
@@ -82,5 +83,32 @@ impl<E, F: FnMut(&RetryEvent<'_, E>)> Notify<E> for F {
     #[inline]
     fn notify(&mut self, event: &RetryEvent<'_, E>) {
         self(event)
+    }
+}
+
+/// Classifies a retryable error for the retry budget: a [`RetryCause::Throttling`] (the server
+/// throttled the call) or a [`RetryCause::Error`] (any other failure). Implemented by closures
+/// `FnMut(&E) -> RetryCause`; [`crate::http::classify_status`] and [`crate::http::classify_aws`]
+/// are ready-made rules.
+pub trait Classify<E> {
+    /// What kind of failure `error` is.
+    fn cause(&mut self, error: &E) -> RetryCause;
+}
+
+/// Classifies every error as [`RetryCause::Error`] (the default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoClassify;
+
+impl<E> Classify<E> for NoClassify {
+    #[inline]
+    fn cause(&mut self, _: &E) -> RetryCause {
+        RetryCause::Error
+    }
+}
+
+impl<E, F: FnMut(&E) -> RetryCause> Classify<E> for F {
+    #[inline]
+    fn cause(&mut self, error: &E) -> RetryCause {
+        self(error)
     }
 }

@@ -20,6 +20,11 @@
 //!   chosen delay.
 //! - [`metrics`](Retry::metrics): counts attempts, retries and time slept.
 //! - [`breaker`](Retry::breaker): a shared [`crate::CircuitBreaker`] asked before every attempt.
+//! - [`classify`](Retry::classify): what kind of failure an error is for the retry budget
+//!   ([`RetryCause::Throttling`] or [`RetryCause::Error`]).
+//!
+//! A budget, throttle, breaker or pacer that stops a retry ends the call with the last attempt's
+//! real failure in [`RetryError::last`] beside the reason.
 //! - [`sleeper`](Retry::sleeper) and [`clock`](Retry::clock): injected time, for tests.
 //!
 //! ```
@@ -43,6 +48,7 @@
 //! ```
 
 mod blocking;
+mod builder;
 mod circuit;
 #[cfg(feature = "tokio")]
 mod future;
@@ -50,7 +56,7 @@ mod hooks;
 pub(crate) mod metrics;
 pub(crate) mod outcome;
 
-pub use hooks::{AlwaysRetry, HintFn, NoHint, NoNotify, Notify, Predicate};
+pub use hooks::{AlwaysRetry, Classify, HintFn, NoClassify, NoHint, NoNotify, Notify, Predicate};
 
 use crate::backoff::Backoff;
 use crate::breaker::{BreakerPermit, CircuitBreaker};
@@ -74,10 +80,11 @@ pub enum Blocking {}
 pub enum Async {}
 
 /// A retry executor being configured; run it with `call` (blocking: [`Retry::call`]; async:
-/// `call().await`). Built by [`retry()`] or [`retry_async()`].
+/// `call().await`). Built by [`retry()`] or [`retry_async()`]. `X` is the
+/// [`classify`](Retry::classify) hook (by default every error is a [`RetryCause::Error`]).
 #[derive(Debug)]
 #[must_use = "an executor does nothing until `call` runs it"]
-pub struct Retry<K, B, F, P, H, N, S, C, M> {
+pub struct Retry<K, B, F, P, H, N, S, C, M, X = NoClassify> {
     kind: PhantomData<K>,
     backoff: B,
     op: F,
@@ -88,11 +95,15 @@ pub struct Retry<K, B, F, P, H, N, S, C, M> {
     clock: C,
     metrics: M,
     settings: Settings,
-    guard: Guard,
+    /// `None` until a budget, throttle, breaker or pacer is set: an unguarded call then checks
+    /// (and drops) one `Option` rather than four, and its executor and future stay small.
+    guard: Option<Box<Guard>>,
+    classify: X,
 }
 
-/// The shared protections of an executor: a retry budget, a client-side throttle and a
-/// circuit breaker.
+/// The shared protections of an executor (a retry budget, a client-side throttle, a pacer and
+/// a circuit breaker) and the breaker's state of the current call. Boxed in the executor: set
+/// once per executor, never per attempt.
 #[derive(Debug, Clone, Default)]
 struct Guard {
     budget: Option<Arc<dyn RetryBudget>>,
@@ -101,6 +112,10 @@ struct Guard {
     #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
     breaker: Option<Arc<CircuitBreaker>>,
+    /// The circuit breaker's permit for the current attempt; whether this attempt already
+    /// waited for the breaker.
+    permit: Option<BreakerPermit>,
+    breaker_waited: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -161,7 +176,7 @@ where
     retry(crate::Policy::default().backoff(), op).call()
 }
 
-impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics> {
+impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics, NoClassify> {
     fn new(backoff: B, op: F, sleeper: S, clock: C) -> Self {
         Retry {
             kind: PhantomData,
@@ -173,7 +188,8 @@ impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetric
             sleeper,
             clock,
             metrics: NoMetrics,
-            guard: Guard::default(),
+            classify: NoClassify,
+            guard: None,
             settings: Settings {
                 max_elapsed: None,
                 hint_ceiling: DEFAULT_HINT_CEILING,
@@ -184,156 +200,44 @@ impl<K, B, F, S, C> Retry<K, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetric
     }
 }
 
-impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M> {
-    /// Sets the retry predicate: only errors for which it returns `true` are retried; others
-    /// are permanent and return at once.
-    pub fn when<P2>(self, when: P2) -> Retry<K, B, F, P2, H, N, S, C, M> {
-        Retry {
-            kind: PhantomData,
-            backoff: self.backoff,
-            op: self.op,
-            when,
-            hint: self.hint,
-            notify: self.notify,
-            sleeper: self.sleeper,
-            clock: self.clock,
-            metrics: self.metrics,
-            settings: self.settings,
-            guard: self.guard,
-        }
-    }
-
-    /// Sets how to read a server's wait hint (e.g. Retry-After) from an error.
-    pub fn hint<H2>(self, hint: H2) -> Retry<K, B, F, P, H2, N, S, C, M> {
-        Retry {
-            kind: PhantomData,
-            backoff: self.backoff,
-            op: self.op,
-            when: self.when,
-            hint,
-            notify: self.notify,
-            sleeper: self.sleeper,
-            clock: self.clock,
-            metrics: self.metrics,
-            settings: self.settings,
-            guard: self.guard,
-        }
-    }
-
-    /// Sets a hook called before each retry with a [`RetryEvent`].
-    pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M> {
-        Retry {
-            kind: PhantomData,
-            backoff: self.backoff,
-            op: self.op,
-            when: self.when,
-            hint: self.hint,
-            notify,
-            sleeper: self.sleeper,
-            clock: self.clock,
-            metrics: self.metrics,
-            settings: self.settings,
-            guard: self.guard,
-        }
-    }
-
-    /// Sets how to wait ([`crate::Sleeper`] for blocking, [`crate::AsyncSleeper`] for async).
-    pub fn sleeper<S2>(self, sleeper: S2) -> Retry<K, B, F, P, H, N, S2, C, M> {
-        Retry {
-            kind: PhantomData,
-            backoff: self.backoff,
-            op: self.op,
-            when: self.when,
-            hint: self.hint,
-            notify: self.notify,
-            sleeper,
-            clock: self.clock,
-            metrics: self.metrics,
-            settings: self.settings,
-            guard: self.guard,
-        }
-    }
-
-    /// Sets the clock the deadline is measured with.
-    pub fn clock<C2>(self, clock: C2) -> Retry<K, B, F, P, H, N, S, C2, M> {
-        Retry {
-            kind: PhantomData,
-            backoff: self.backoff,
-            op: self.op,
-            when: self.when,
-            hint: self.hint,
-            notify: self.notify,
-            sleeper: self.sleeper,
-            clock,
-            metrics: self.metrics,
-            settings: self.settings,
-            guard: self.guard,
-        }
-    }
-
-    /// Sets where attempts, retries and waits are counted.
-    pub fn metrics<M2>(self, metrics: M2) -> Retry<K, B, F, P, H, N, S, C, M2> {
-        Retry {
-            kind: PhantomData,
-            backoff: self.backoff,
-            op: self.op,
-            when: self.when,
-            hint: self.hint,
-            notify: self.notify,
-            sleeper: self.sleeper,
-            clock: self.clock,
-            metrics,
-            settings: self.settings,
-            guard: self.guard,
-        }
-    }
-
-    /// Sets the overall deadline: the operation, attempts and waits together, takes at most
-    /// `d`. No wait starts that would end past it.
-    pub fn max_elapsed(mut self, d: Duration) -> Self {
-        self.settings.max_elapsed = Some(d);
-        self
-    }
-
-    /// Sets the longest server hint honoured (default 60 s); a longer one ends the retries with
-    /// [`GiveUp::HintAboveCeiling`].
-    pub fn hint_ceiling(mut self, d: Duration) -> Self {
-        self.settings.hint_ceiling = d;
-        self
-    }
-
-    /// Draws retries from a shared retry budget ([`crate::budget`]): a retry it denies ends the
-    /// call with [`GiveUp::BudgetExhausted`]. The executor reports each request, failure and
-    /// success to it, at the executor's clock.
-    pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
-        self.guard.budget = Some(budget);
-        self
-    }
-
-    /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
-    /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`].
-    pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {
-        self.guard.throttle = Some(throttle);
-        self
-    }
-}
-
 /// The per-call state shared by both executors.
 struct Run {
     /// When the call started and how long it may take, if a deadline applies. Without one the
     /// clock is never read (a clock read costs more than a whole successful call).
     deadline: Option<(Instant, Duration)>,
     attempts: u64,
-    slept: Duration,
+    /// Time slept, in nanoseconds (saturating): a `Duration` is built once, at the end.
+    slept: u64,
     /// What the last granted retry followed (for the budget's accounting of a success).
     retried: Option<RetryCause>,
-    /// The circuit breaker's permit for the current attempt; whether this attempt already
-    /// waited for the breaker.
-    permit: Option<BreakerPermit>,
-    breaker_waited: bool,
 }
 
 impl Run {
+    /// The final error: `last` is the last attempt's failure, `None` if no attempt ran (a
+    /// guard rejected the first one), which gives [`Failure::Rejected`]. A guard that rejects a
+    /// retry thus returns the operation's last real error with its reason, as resilience4j and
+    /// Polly surface the last exception.
+    #[cold]
+    fn error<E>(&self, reason: GiveUp, last: Option<Failure<E>>) -> RetryError<E> {
+        RetryError {
+            reason,
+            last: last.unwrap_or(Failure::Rejected),
+            attempts: self.attempts,
+            slept: self.slept(),
+        }
+    }
+
+    /// The time slept so far.
+    #[inline]
+    fn slept(&self) -> Duration {
+        Duration::from_nanos(self.slept)
+    }
+
+    /// Counts `d` as slept.
+    fn add_slept(&mut self, d: Duration) {
+        self.slept = self.slept.saturating_add(crate::backoff::saturating_nanos(d));
+    }
+
     /// The time elapsed since the call started and the deadline, if one applies.
     fn elapsed(&self, clock: &impl crate::clock::Clock) -> Option<(Duration, Duration)> {
         self.deadline.map(|(start, limit)| (clock.now().saturating_duration_since(start), limit))
@@ -346,7 +250,17 @@ impl Run {
     }
 }
 
-impl<K, B, F, P, H, N, S, C, M> Retry<K, B, F, P, H, N, S, C, M>
+impl<K, B, F, P, H, N, S, C, M: Metrics, X> Retry<K, B, F, P, H, N, S, C, M, X> {
+    /// Reports a give-up to the observers and the metrics; returns `reason`.
+    #[cold]
+    fn give_up(&mut self, run: &Run, reason: GiveUp) -> GiveUp {
+        crate::observe::give_up(reason, run.attempts);
+        self.metrics.on_give_up(reason, run.attempts);
+        reason
+    }
+}
+
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
     C: crate::clock::Clock,
@@ -359,41 +273,27 @@ where
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        if let Some(b) = &self.guard.budget {
+        if let Some(b) = self.guard.as_ref().and_then(|g| g.budget.as_ref()) {
             b.on_request(self.clock.now());
         }
-        Run {
-            deadline: deadline.map(|d| (self.clock.now(), d)),
-            attempts: 0,
-            slept: Duration::ZERO,
-            retried: None,
-            permit: None,
-            breaker_waited: false,
-        }
+        Run { deadline: deadline.map(|d| (self.clock.now(), d)), attempts: 0, slept: 0, retried: None }
     }
 
     /// Before an attempt: `Ok(None)` to send it now, `Ok(Some(wait))` to send it after `wait`
-    /// (the throttle reserved it), or the final error if the throttle rejects it.
+    /// (the throttle reserved it), or [`GiveUp::Throttled`] if the throttle rejects it.
     #[inline]
-    fn admission<E>(&mut self, run: &mut Run) -> Result<Option<Duration>, RetryError<E>> {
-        let Some(t) = &self.guard.throttle else { return Ok(None) };
+    fn admission(&mut self, run: &mut Run) -> Result<Option<Duration>, GiveUp> {
+        let Some(t) = self.guard.as_ref().and_then(|g| g.throttle.as_ref()) else { return Ok(None) };
         match t.admit(self.clock.now()) {
             Admission::Send => Ok(None),
             Admission::Wait(d) => {
                 crate::observe::throttled(Some(d));
-                run.slept = run.slept.saturating_add(d);
+                run.add_slept(d);
                 Ok(Some(d))
             }
             Admission::Reject => {
                 crate::observe::throttled(None);
-                crate::observe::give_up(GiveUp::Throttled, run.attempts);
-                self.metrics.on_give_up(GiveUp::Throttled, run.attempts);
-                Err(RetryError {
-                    reason: GiveUp::Throttled,
-                    last: Failure::Rejected,
-                    attempts: run.attempts,
-                    slept: run.slept,
-                })
+                Err(self.give_up(run, GiveUp::Throttled))
             }
         }
     }
@@ -402,27 +302,34 @@ where
     #[inline]
     fn after_success(&mut self, run: &mut Run) {
         crate::observe::success(run.attempts);
-        self.breaker_outcome(run, Some(false));
-        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+        let Some(g) = self.guard.as_deref_mut() else { return };
+        if let (Some(b), Some(permit)) = (&g.breaker, g.permit.take()) {
+            b.on_success(permit, &self.clock);
+        }
+        if g.budget.is_none() && g.throttle.is_none() {
             return;
         }
         let now = self.clock.now();
-        if let Some(b) = &self.guard.budget {
+        if let Some(b) = &g.budget {
             b.on_success(now, run.retried);
         }
-        if let Some(t) = &self.guard.throttle {
+        if let Some(t) = &g.throttle {
             t.on_response(now, false);
         }
     }
 
-    /// After a failed attempt: the wait before the next one, or the final error.
-    fn after_failure<E>(&mut self, run: &mut Run, failure: Failure<E>) -> Result<Duration, RetryError<E>>
+    /// After a failed attempt: the wait before the next one, or why to stop (already reported
+    /// to the metrics).
+    #[inline]
+    /// The wait is in nanoseconds: a `Duration` is built only where one is used.
+    fn after_failure<E>(&mut self, run: &mut Run, failure: &Failure<E>) -> Result<u64, GiveUp>
     where
         P: Predicate<E>,
         H: HintFn<E>,
         N: Notify<E>,
+        X: Classify<E>,
     {
-        let (retryable, charged, hint) = match &failure {
+        let (retryable, charged, hint) = match failure {
             Failure::Error(e) => {
                 let ok = self.when.test(e);
                 (ok, ok || self.when.counts_as_failure(e), if ok { self.hint.hint(e) } else { None })
@@ -431,9 +338,12 @@ where
             Failure::Rejected => (false, false, None),
         };
         let timed_out = matches!(failure, Failure::TimedOut(_));
-        self.breaker_outcome(run, (retryable || timed_out).then_some(true));
-        let cause =
-            if matches!(failure, Failure::TimedOut(_)) { RetryCause::Timeout } else { RetryCause::Error };
+        self.breaker_outcome((retryable || timed_out).then_some(true));
+        let cause = match failure {
+            Failure::Error(e) if retryable || charged => self.classify.cause(e),
+            Failure::TimedOut(_) => RetryCause::Timeout,
+            _ => RetryCause::Error,
+        };
         let elapsed = if retryable { run.elapsed(&self.clock) } else { None };
         let decision = self.decide(retryable, hint, elapsed);
         let decision = match decision {
@@ -442,18 +352,15 @@ where
         };
         match decision {
             Ok(delay) => {
-                self.notify.notify(&RetryEvent { attempt: run.attempts, failure: &failure, delay, hint });
-                crate::observe::retry(run.attempts, delay, cause);
-                self.metrics.on_retry(delay);
+                let wait = Duration::from_nanos(delay);
+                self.notify.notify(&RetryEvent { attempt: run.attempts, failure, delay: wait, hint });
+                crate::observe::retry(run.attempts, wait, cause);
+                self.metrics.on_retry(wait);
                 run.slept = run.slept.saturating_add(delay);
                 run.retried = Some(cause);
                 Ok(delay)
             }
-            Err(reason) => {
-                crate::observe::give_up(reason, run.attempts);
-                self.metrics.on_give_up(reason, run.attempts);
-                Err(RetryError { reason, last: failure, attempts: run.attempts, slept: run.slept })
-            }
+            Err(reason) => Err(self.give_up(run, reason)),
         }
     }
 
@@ -463,15 +370,17 @@ where
     /// sign of overload to the throttle, since the server did answer (a timeout still is one);
     /// unless the predicate says it [counts as a failure](Predicate::counts_as_failure) (A6: a
     /// pushback saying not to retry). `charged` is whether the attempt counts as a failure.
+    #[inline]
     fn guarded(&mut self, cause: RetryCause, charged: bool, retry: bool) -> Result<(), GiveUp> {
-        if self.guard.budget.is_none() && self.guard.throttle.is_none() {
+        let Some(g) = &self.guard else { return Ok(()) };
+        if g.budget.is_none() && g.throttle.is_none() {
             return Ok(());
         }
         let now = self.clock.now();
-        if let Some(t) = &self.guard.throttle {
+        if let Some(t) = &g.throttle {
             t.on_response(now, charged || cause == RetryCause::Timeout);
         }
-        match &self.guard.budget {
+        match &g.budget {
             Some(b) if charged => {
                 b.on_failure(now);
                 if !retry || b.try_retry(now, cause) {
@@ -484,27 +393,28 @@ where
         }
     }
 
-    /// The wait before the next attempt, or why to stop. `elapsed` is the time since the call
+    /// The wait before the next attempt in nanoseconds, or why to stop. `elapsed` is the time since the call
     /// started and the deadline, if one applies.
+    #[inline]
     fn decide(
         &mut self,
         retryable: bool,
         hint: Option<Duration>,
         elapsed: Option<(Duration, Duration)>,
-    ) -> Result<Duration, GiveUp> {
+    ) -> Result<u64, GiveUp> {
         if !retryable {
             return Err(GiveUp::Permanent);
         }
-        let mut delay = self.backoff.next_delay().ok_or(GiveUp::Exhausted)?;
+        let mut delay = self.backoff.next_delay_nanos().ok_or(GiveUp::Exhausted)?;
         if let Some(hint) = hint {
             let ceiling = self.settings.hint_ceiling;
             if hint > ceiling {
                 return Err(GiveUp::HintAboveCeiling { hint, ceiling });
             }
-            delay = delay.max(hint);
+            delay = delay.max(crate::backoff::saturating_nanos(hint));
         }
         if let Some((elapsed, deadline)) = elapsed {
-            if elapsed.saturating_add(delay) > deadline {
+            if elapsed.saturating_add(Duration::from_nanos(delay)) > deadline {
                 return Err(GiveUp::Deadline);
             }
         }

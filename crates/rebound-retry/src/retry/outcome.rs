@@ -10,8 +10,9 @@ pub enum Failure<E> {
     Error(E),
     /// The attempt did not finish within its timeout (async executor only).
     TimedOut(Duration),
-    /// The client's throttle or an open circuit breaker rejected the attempt: it was never
-    /// sent.
+    /// The client's throttle, an open circuit breaker or the pacer stopped the call before its
+    /// first attempt: nothing was sent. (When they stop a retry, the error carries the last
+    /// attempt's failure instead.)
     Rejected,
 }
 
@@ -55,6 +56,15 @@ pub enum GiveUp {
     /// half-open with every probe slot taken, and would not admit a probe before the deadline
     /// or the hint ceiling.
     CircuitOpen,
+    /// The server's `RateLimit` asked the [pacer](crate::http::Pacer) for a wait before the
+    /// next attempt that would end past the overall deadline (`max_elapsed`), so it was not
+    /// made: the caller may schedule the work for after `wait`.
+    PacingPastDeadline {
+        /// The pacing wait the next attempt needed.
+        wait: Duration,
+        /// The time left before the deadline.
+        remaining: Duration,
+    },
     /// The server asked for a wait (Retry-After) longer than the configured ceiling.
     HintAboveCeiling {
         /// The wait the server asked for.
@@ -73,6 +83,10 @@ impl fmt::Display for GiveUp {
             GiveUp::BudgetExhausted => f.write_str("the retry budget is exhausted"),
             GiveUp::Throttled => f.write_str("the client-side throttle rejected the attempt"),
             GiveUp::CircuitOpen => f.write_str("the circuit breaker is open"),
+            GiveUp::PacingPastDeadline { wait, remaining } => write!(
+                f,
+                "the server's RateLimit asks to wait {wait:?} before sending, past the deadline ({remaining:?} left)"
+            ),
             GiveUp::HintAboveCeiling { hint, ceiling } => {
                 write!(f, "server asked to retry after {hint:?}, above the ceiling of {ceiling:?}")
             }
@@ -86,7 +100,9 @@ impl fmt::Display for GiveUp {
 pub struct RetryError<E> {
     /// Why the executor stopped.
     pub reason: GiveUp,
-    /// The last attempt's failure.
+    /// The last attempt's failure — the operation's last real error even when a guard (budget,
+    /// throttle, circuit breaker, pacer) stopped a retry; [`Failure::Rejected`] only when no
+    /// attempt ran.
     pub last: Failure<E>,
     /// Attempts made, the first included (≥ 1).
     pub attempts: u64,
