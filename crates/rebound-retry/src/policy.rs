@@ -24,6 +24,10 @@
 //! Arithmetic saturates: delays never exceed `u64::MAX` nanoseconds (about 584 years), retry
 //! counts are `u64`, and the schedule stops growing at the cap.
 
+mod state;
+
+pub use state::BackoffState;
+
 use crate::backoff::Backoff;
 use crate::error::ConfigError;
 use crate::jitter::{duration_to_nanos, nanos_to_duration, Jitter};
@@ -352,24 +356,20 @@ impl PolicyBuilder {
 }
 
 /// The stateful delay sequence of one operation under a [`Policy`]. Also an [`Iterator`] of
-/// delays. `R` is the RNG jitter draws from.
+/// delays. `R` is the RNG jitter draws from. A copy of the policy and a [`BackoffState`]; many
+/// operations under one policy can keep only their `BackoffState`s.
 #[derive(Debug, Clone)]
 pub struct PolicyBackoff<R = SmallRng> {
     policy: Policy,
-    rng: R,
-    retries: u64,
-    /// The last nominal (pre-jitter) delay, in nanoseconds.
-    current: f64,
-    /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
-    previous: f64,
-    /// Seeds `rng` before the first jitter draw (entropy-seeded backoffs only).
+    state: BackoffState<R>,
+    /// Seeds the RNG before the first jitter draw (entropy-seeded backoffs only).
     reseed: Option<fn(&mut R)>,
 }
 
 impl<R: RngCore> PolicyBackoff<R> {
     #[inline]
     fn new(policy: Policy, rng: R) -> Self {
-        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns, reseed: None }
+        PolicyBackoff { policy, state: BackoffState::new(&policy, rng), reseed: None }
     }
 
     /// The policy this backoff follows.
@@ -379,65 +379,18 @@ impl<R: RngCore> PolicyBackoff<R> {
 
     /// How many delays this backoff has yielded since it was made or reset.
     pub fn retries(&self) -> u64 {
-        self.retries
-    }
-
-    /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
-    /// of line so that the rest of `next_delay` is small enough to inline.
-    #[inline(never)]
-    fn jittered(&mut self, nominal: f64) -> f64 {
-        if let Some(reseed) = self.reseed.take() {
-            reseed(&mut self.rng);
-        }
-        let p = &self.policy;
-        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
-        if p.jitter_after_cap {
-            d
-        } else {
-            d.min(p.cap_ns)
-        }
+        self.state.retries()
     }
 }
 
 impl<R: RngCore> Backoff for PolicyBackoff<R> {
     #[inline]
     fn next_delay(&mut self) -> Option<Duration> {
-        let p = &self.policy;
-        if let Some(max) = p.max_retries {
-            if self.retries >= max {
-                return None;
-            }
-        }
-        let grown = if self.retries == 0 {
-            p.base_ns
-        } else {
-            match p.schedule {
-                Schedule::Constant => p.base_ns,
-                // Once at the cap the schedule stays there: skipping the arithmetic gives the
-                // same delay and lets a long-lived backoff's calls overlap.
-                _ if self.current >= p.cap_ns => p.cap_ns,
-                Schedule::Linear { .. } => self.current + p.step_ns,
-                Schedule::Exponential { factor } => self.current * factor,
-            }
-        };
-        // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
-        // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
-        let nominal = if grown < p.cap_ns { grown } else { p.cap_ns };
-        if nominal >= p.stop_at_ns {
-            return None;
-        }
-        self.current = nominal;
-        self.retries = self.retries.saturating_add(1);
-        // Without jitter the nominal delay is delivered as is (it is already capped).
-        let d = if let Jitter::None = p.jitter { nominal } else { self.jittered(nominal) };
-        self.previous = d;
-        Some(nanos_to_duration(d))
+        self.state.step(&self.policy, &mut self.reseed)
     }
 
     fn reset(&mut self) {
-        self.retries = 0;
-        self.current = 0.0;
-        self.previous = self.policy.base_ns;
+        self.state.reset(&self.policy);
     }
 
     fn max_elapsed(&self) -> Option<Duration> {
