@@ -24,9 +24,13 @@
 //! Arithmetic saturates: delays never exceed `u64::MAX` nanoseconds (about 584 years), retry
 //! counts are `u64`, and the schedule stops growing at the cap.
 
+mod state;
+
+pub use state::BackoffState;
+
 use crate::backoff::Backoff;
 use crate::error::ConfigError;
-use crate::jitter::{duration_to_nanos, nanos_to_duration, nanos_to_u64, unit, Jitter};
+use crate::jitter::{duration_to_nanos, nanos_to_duration, Jitter};
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
 use std::time::Duration;
@@ -385,24 +389,20 @@ impl PolicyBuilder {
 }
 
 /// The stateful delay sequence of one operation under a [`Policy`]. Also an [`Iterator`] of
-/// delays. `R` is the RNG jitter draws from.
+/// delays. `R` is the RNG jitter draws from. A copy of the policy and a [`BackoffState`]; many
+/// operations under one policy can keep only their `BackoffState`s.
 #[derive(Debug, Clone)]
 pub struct PolicyBackoff<R = SmallRng> {
     policy: Policy,
-    rng: R,
-    retries: u64,
-    /// The last nominal (pre-jitter) delay, in nanoseconds.
-    current: f64,
-    /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
-    previous: f64,
-    /// Seeds `rng` before the first jitter draw (entropy-seeded backoffs only).
+    state: BackoffState<R>,
+    /// Seeds the RNG before the first jitter draw (entropy-seeded backoffs only).
     reseed: Option<fn(&mut R)>,
 }
 
 impl<R: RngCore> PolicyBackoff<R> {
     #[inline]
     fn new(policy: Policy, rng: R) -> Self {
-        PolicyBackoff { policy, rng, retries: 0, current: 0.0, previous: policy.base_ns, reseed: None }
+        PolicyBackoff { policy, state: BackoffState::new(&policy, rng), reseed: None }
     }
 
     /// The policy this backoff follows.
@@ -412,23 +412,7 @@ impl<R: RngCore> PolicyBackoff<R> {
 
     /// How many delays this backoff has yielded since it was made or reset.
     pub fn retries(&self) -> u64 {
-        self.retries
-    }
-
-    /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
-    /// of line so that the rest of `next_delay` is small enough to inline.
-    #[inline(never)]
-    fn jittered(&mut self, nominal: f64) -> f64 {
-        if let Some(reseed) = self.reseed.take() {
-            reseed(&mut self.rng);
-        }
-        let p = &self.policy;
-        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
-        if p.jitter_after_cap {
-            d
-        } else {
-            d.min(p.cap_ns)
-        }
+        self.state.retries()
     }
 }
 
@@ -440,51 +424,11 @@ impl<R: RngCore> Backoff for PolicyBackoff<R> {
 
     #[inline]
     fn next_delay_nanos(&mut self) -> Option<u64> {
-        let p = &self.policy;
-        if self.retries >= p.retry_limit {
-            return None;
-        }
-        let grown = if self.retries == 0 {
-            p.base_ns
-        } else if self.current >= p.cap_ns {
-            // Once at the cap the schedule stays there (a constant one too, whose delay is
-            // then the cap): skipping the arithmetic gives the same delay and lets a
-            // long-lived backoff's calls overlap.
-            p.cap_ns
-        } else {
-            // Exact for each schedule: `current * 1 + step`, `current * factor + 0`, and a
-            // constant schedule's `current` is its base.
-            self.current * p.factor + p.step_ns
-        };
-        // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
-        // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
-        let nominal = if grown < p.cap_ns { grown } else { p.cap_ns };
-        if nominal >= p.stop_at_ns {
-            return None;
-        }
-        self.current = nominal;
-        self.retries = self.retries.saturating_add(1);
-        // Without jitter the nominal delay is delivered as is (it is already capped); full
-        // jitter of a capped delay stays under the cap, so once seeded it is drawn inline.
-        let d = match p.draw {
-            Draw::None => nominal,
-            Draw::Full => {
-                if let Some(reseed) = self.reseed.take() {
-                    reseed(&mut self.rng);
-                }
-                nominal * unit(&mut self.rng)
-            }
-            Draw::Other => self.jittered(nominal),
-        };
-        self.previous = d;
-        // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
-        Some(nanos_to_u64(d))
+        self.state.step(&self.policy, &mut self.reseed)
     }
 
     fn reset(&mut self) {
-        self.retries = 0;
-        self.current = 0.0;
-        self.previous = self.policy.base_ns;
+        self.state.reset(&self.policy);
     }
 
     fn max_elapsed(&self) -> Option<Duration> {

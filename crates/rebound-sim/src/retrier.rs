@@ -1,9 +1,10 @@
 //! How a simulated client decides to retry: the library's own policies, budgets and throttles,
 //! never copies of them.
 //!
-//! A per-call policy (`constant`, `linear`, `exponential`) gives each client its own
-//! [`PolicyBackoff`], seeded from the run's seed and the client's number and reset at the start
-//! of each request. A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
+//! A per-call policy (`constant`, `linear`, `exponential`) is kept once, and each client has
+//! its own [`BackoffState`] under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
+//! the policy's copy: 56 bytes instead of 224), seeded from the run's seed and the client's
+//! number and reset at the start of each request. A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
 //! as S4's workers share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
@@ -30,7 +31,7 @@ use rand::rngs::SmallRng;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
 use rebound_retry::{
-    Backoff, BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, PolicyBackoff, ResponsiveState, Spec,
+    BackoffState, BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, Policy, ResponsiveState, Spec,
 };
 use std::cell::Cell;
 use std::sync::Arc;
@@ -83,8 +84,9 @@ struct BreakerClient {
 
 #[derive(Debug)]
 enum Backoffs {
-    /// One backoff per client.
-    PerCall(Vec<PolicyBackoff<SmallRng>>),
+    /// The policy, once, and each client's state under it (56 bytes a client: the jitter RNG,
+    /// the retry count and the last two delays).
+    PerCall(Policy, Vec<BackoffState<SmallRng>>),
     /// One responsive backoff shared by all clients.
     Responsive(ResponsiveState),
 }
@@ -112,7 +114,8 @@ impl Retrier {
     /// were validated when it was parsed.)
     pub fn new(spec: &Spec, clients: u32, seed: u64) -> Retrier {
         let backoff = if let Some(policy) = spec.policy() {
-            Backoffs::PerCall((0..clients).map(|c| policy.backoff_seeded(client_seed(seed, c))).collect())
+            let states = (0..clients).map(|c| policy.state_seeded(client_seed(seed, c))).collect();
+            Backoffs::PerCall(*policy, states)
         } else {
             let config = spec.responsive().copied().unwrap_or_default();
             Backoffs::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
@@ -141,9 +144,9 @@ impl Retrier {
     /// request slots of a simulated service). Never shrinks.
     pub fn grow(&mut self, clients: u32) {
         let n = clients as usize;
-        if let (Backoffs::PerCall(b), Some(policy)) = (&mut self.backoff, self.spec.policy()) {
+        if let Backoffs::PerCall(policy, b) = &mut self.backoff {
             let from = b.len() as u32;
-            b.extend((from..clients).map(|c| policy.backoff_seeded(client_seed(self.seed, c))));
+            b.extend((from..clients).map(|c| policy.state_seeded(client_seed(self.seed, c))));
         }
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
@@ -224,8 +227,8 @@ impl Retrier {
     /// Client `client` starts a new request at `t`.
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {
-        if let Backoffs::PerCall(b) = &mut self.backoff {
-            b[client as usize].reset();
+        if let Backoffs::PerCall(policy, b) = &mut self.backoff {
+            b[client as usize].reset(policy);
         }
         if let Some(br) = &mut self.breaker {
             br.clients[client as usize] = BreakerClient::default();
@@ -311,7 +314,7 @@ impl Retrier {
             b.on_failure(now);
         }
         let delay = match &mut self.backoff {
-            Backoffs::PerCall(b) => b[client as usize].next_delay(),
+            Backoffs::PerCall(policy, b) => b[client as usize].next_delay(policy),
             Backoffs::Responsive(r) => Some(r.on_failure()),
         }?;
         // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
@@ -344,8 +347,18 @@ impl Retrier {
             b.on_success(now, self.retried[client as usize]);
         }
         match &mut self.backoff {
-            Backoffs::PerCall(_) => Duration::ZERO,
+            Backoffs::PerCall(..) => Duration::ZERO,
             Backoffs::Responsive(r) => r.on_success().unwrap_or_default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_clients_backoff_state_is_small() {
+        // The policy is kept once per run; each client holds only its state (issue 14: at most
+        // 100 bytes per client in all).
+        assert!(std::mem::size_of::<rebound_retry::BackoffState<rand::rngs::SmallRng>>() <= 56);
     }
 }

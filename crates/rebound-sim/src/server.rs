@@ -200,19 +200,19 @@ impl S5Server {
         self.paused = true;
     }
 
-    /// Resumes a paused server at `now`: admits the whole backlog and returns the ticks due now,
-    /// as `(slot, generation, due time)`: held ticks at once, admitted requests one tick later.
-    pub fn resume(&mut self, now: Nanos) -> Vec<(u32, u32, Nanos)> {
+    /// Resumes a paused server at `now`: admits the whole backlog and hands `due` the ticks due,
+    /// in time order, as `(slot, generation, due time)`: held ticks at once, then admitted
+    /// requests one tick later. (Handed one by one rather than returned as a list: at ten
+    /// million clients the list would be 80 MB more at the run's peak of memory.)
+    pub fn resume(&mut self, now: Nanos, mut due: impl FnMut(u32, u32, Nanos)) {
         self.paused = false;
-        let mut due: Vec<(u32, u32, Nanos)> = std::mem::take(&mut self.held)
-            .into_iter()
-            .map(|i| (i, self.slots[i as usize].gen, now))
-            .collect();
+        for i in std::mem::take(&mut self.held) {
+            due(i, self.slots[i as usize].gen, now);
+        }
         for (client, seq) in std::mem::take(&mut self.backlog) {
             let (slot, gen) = self.admit(client, seq, now);
-            due.push((slot, gen, now + self.tick));
+            due(slot, gen, now + self.tick);
         }
-        due
     }
 
     /// Takes the server down: every request in flight is lost. Returns their clients and

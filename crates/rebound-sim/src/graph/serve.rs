@@ -345,9 +345,10 @@ impl Engine<'_> {
         let svc = &mut self.svcs[s];
         svc.paused = false;
         if let SvcKind::S5(server) = &mut svc.kind {
-            for (slot, gen, at) in server.resume(t) {
-                self.q.push(at, Ev::Tick(s as u16, slot, gen));
-            }
+            // In time order, so on the ticks' lane (an event out of order would go to the
+            // scheduler: the order of events is the same either way).
+            let q = &mut self.q;
+            server.resume(t, |slot, gen, at| q.push_lane(TICKS, at, Ev::Tick(s as u16, slot, gen)));
         }
         for ev in std::mem::take(&mut self.svcs[s].held) {
             self.q.push(t, ev);
