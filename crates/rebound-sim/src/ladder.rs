@@ -17,6 +17,9 @@
 //! `(time, sequence)`, so events leave in exactly the order of a heap: the structure changes the
 //! speed of a run, never its result (`tests/queue_golden.rs`, and a proptest below).
 
+mod staged;
+
+use crate::chunked::Chunked;
 use crate::queue::Nanos;
 use crate::scheduler::{Entry, Scheduler};
 
@@ -59,7 +62,9 @@ impl<T> Rung<T> {
 
 /// A ladder queue; see the [module documentation](self). Implements [`Scheduler`].
 pub struct LadderScheduler<T> {
-    top: Vec<Entry<T>>,
+    /// In blocks, freed as the first rung takes them: at ten million clients `top` holds the
+    /// ten million first think times, which a doubling `Vec` would keep in room for 16 million.
+    top: Chunked<Entry<T>>,
     top_min: Nanos,
     top_max: Nanos,
     /// Events at or after this time go to `top` (0 while there is no rung: everything does).
@@ -70,19 +75,22 @@ pub struct LadderScheduler<T> {
     spare: Vec<Rung<T>>,
     /// Sorted by `(time, sequence)`, largest first.
     bottom: Vec<Entry<T>>,
+    /// Inserts into the rungs on their way ([`staged`]).
+    staged: staged::Stage<T>,
     len: usize,
 }
 
 impl<T> Default for LadderScheduler<T> {
     fn default() -> Self {
         LadderScheduler {
-            top: Vec::new(),
+            top: Chunked::default(),
             top_min: 0,
             top_max: 0,
             top_start: 0,
             rungs: Vec::new(),
             spare: Vec::new(),
             bottom: Vec::new(),
+            staged: staged::Stage::new(),
             len: 0,
         }
     }
@@ -100,10 +108,11 @@ impl<T> std::fmt::Debug for LadderScheduler<T> {
 }
 
 impl<T> LadderScheduler<T> {
-    /// A rung over `[lo, last]` for `items` (all within it), `TARGET` events per bucket.
-    fn add_rung(&mut self, lo: Nanos, last: Nanos, items: &mut Vec<Entry<T>>) {
+    /// A rung over `[lo, last]` for the `n` events `next` yields (all within it), `TARGET`
+    /// events per bucket.
+    fn add_rung(&mut self, lo: Nanos, last: Nanos, n: usize, mut next: impl FnMut() -> Option<Entry<T>>) {
         let span = last - lo;
-        let want = (items.len() / TARGET).max(1) as u64;
+        let want = (n / TARGET).max(1) as u64;
         let width = (span / want).saturating_add(1);
         let shift = (Nanos::BITS - (width - 1).leading_zeros()).min(63);
         let nb = usize::try_from((span >> shift) + 1).unwrap_or(usize::MAX);
@@ -119,24 +128,21 @@ impl<T> LadderScheduler<T> {
             r.buckets.resize_with(nb, Vec::new);
         }
         (r.start, r.shift, r.nb, r.cur, r.cur_start) = (lo, shift, nb, 0, lo);
-        // From the back, giving back `items`' memory as it empties, so that the events are not
-        // held twice at once (the whole of a million-event `top` and the buckets it fills). The
-        // order within a bucket does not matter: a bucket is sorted when taken.
-        while let Some(e) = items.pop() {
+        // The order within a bucket does not matter: a bucket is sorted when taken.
+        while let Some(e) = next() {
             let i = r.index(e.at);
             r.buckets[i].push(e);
-            if items.capacity() >= SHRINK && items.len() <= items.capacity() / 2 {
-                items.shrink_to_fit();
-            }
         }
         self.rungs.push(r);
     }
 
-    /// Builds the first rung from `top`.
+    /// Builds the first rung from `top`, giving back `top`'s blocks as they empty, so that
+    /// the events are not held twice at once (the whole of a ten-million-event `top` and the
+    /// buckets it fills).
     fn rung_from_top(&mut self) {
         let mut items = std::mem::take(&mut self.top);
         let (lo, last) = (self.top_min, self.top_max);
-        self.add_rung(lo, last, &mut items);
+        self.add_rung(lo, last, items.len(), || items.pop_back());
         self.top = items;
         let r = &self.rungs[0];
         self.top_start = r.bucket_start(r.nb);
@@ -144,6 +150,7 @@ impl<T> LadderScheduler<T> {
 
     /// Fills `bottom` with the next bucket; false when nothing waits.
     fn refill(&mut self) -> bool {
+        self.flush();
         loop {
             let depth = self.rungs.len();
             let Some(r) = self.rungs.last_mut() else {
@@ -172,7 +179,13 @@ impl<T> LadderScheduler<T> {
                 let lo = items.iter().map(|e| e.at).min().expect("not empty");
                 let hi = items.iter().map(|e| e.at).max().expect("not empty");
                 let last = hi.max(r.cur_start.saturating_sub(1));
-                self.add_rung(lo, last, &mut items);
+                self.add_rung(lo, last, items.len(), || {
+                    let e = items.pop();
+                    if items.capacity() >= SHRINK && items.len() <= items.capacity() / 2 {
+                        items.shrink_to_fit();
+                    }
+                    e
+                });
                 continue;
             }
             // The bucket's buffer becomes bottom and bottom's (empty) one is freed: a taken
@@ -196,12 +209,12 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
                 self.top_min = self.top_min.min(at);
                 self.top_max = self.top_max.max(at);
             }
-            return self.top.push(e);
+            return self.top.push_back(e);
         }
-        for r in &mut self.rungs {
+        for (k, r) in self.rungs.iter().enumerate() {
             if at >= r.cur_start {
                 let i = r.index(at);
-                return r.buckets[i].push(e);
+                return self.stage(k, i, e);
             }
         }
         let pos = self.bottom.partition_point(|x| x.key() > (at, seq));
@@ -228,6 +241,17 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
 
     fn len(&self) -> usize {
         self.len
+    }
+
+    #[inline]
+    fn ahead(&self, k: usize) -> Option<&T> {
+        let i = self.bottom.len().checked_sub(k + 1)?;
+        Some(&self.bottom[i].item)
+    }
+
+    #[inline]
+    fn known_ahead(&self) -> usize {
+        self.bottom.len()
     }
 }
 

@@ -15,9 +15,9 @@
 //! and the lanes' fronts, by the same `(time, order)` key, so lanes change the speed and never
 //! the order of events.
 
+use crate::chunked::Chunked;
 use crate::ladder::LadderScheduler;
 use crate::scheduler::{Entry, HeapScheduler, Scheduler};
-use std::collections::VecDeque;
 
 /// Virtual time in nanoseconds since the start of a run.
 pub type Nanos = u64;
@@ -48,13 +48,31 @@ pub const SECOND: Nanos = 1_000_000_000;
 /// ```
 pub struct EventQueue<E, S = LadderScheduler<E>> {
     sched: S,
-    lanes: [VecDeque<Entry<E>>; LANES],
+    lanes: [Chunked<Entry<E>>; LANES],
     seq: u64,
     popped: u64,
 }
 
 /// The number of FIFO lanes.
 pub const LANES: usize = 2;
+
+/// How many events ahead of the next one of its source [`EventQueue::pop_ahead`] shows an event
+/// with [`Ahead::Near`]. A cache miss takes about as long as a few events' work, so the state
+/// of an event this far ahead arrives in time; tuned on `rebound storm --bench --clients N`.
+pub const NEAR: usize = 8;
+/// How many events ahead [`EventQueue::pop_ahead`] shows an event with [`Ahead::Far`]: twice
+/// [`NEAR`], so that what a far look fetched (a server's slot) can be read by the near look to
+/// find what to fetch next (the slot's client).
+pub const FAR: usize = 16;
+
+/// Which look of [`EventQueue::pop_ahead`] an event is shown with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ahead {
+    /// [`NEAR`] events ahead of its source's next.
+    Near,
+    /// [`FAR`] events ahead.
+    Far,
+}
 
 impl<E, S: Scheduler<E>> std::fmt::Debug for EventQueue<E, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -111,7 +129,44 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// The earliest event, or `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        // The source holding the earliest (time, order) key: the scheduler (LANES) or a lane.
+        let source = self.earliest()?;
+        self.take(source)
+    }
+
+    /// [`EventQueue::pop`], and a look at the events coming after it, for prefetching their
+    /// state: each event is shown to `ahead` once with [`Ahead::Far`], when it becomes the
+    /// [`FAR`]th next of its source (the scheduler's sorted bottom or a lane), and once with
+    /// [`Ahead::Near`] at the [`NEAR`]th — except events scheduled closer than that, which
+    /// are not shown. What `ahead` does cannot change which event comes next.
+    #[inline]
+    pub fn pop_ahead(&mut self, mut ahead: impl FnMut(&E, Ahead)) -> Option<(Nanos, E)> {
+        let known = self.sched.known_ahead();
+        let source = self.earliest()?;
+        if known == 0 {
+            // The scheduler has just sorted its next batch: all of it is new.
+            for k in 0..self.sched.known_ahead().min(FAR) {
+                ahead(self.sched.ahead(k).expect("known"), Ahead::Far);
+            }
+        }
+        let popped = self.take(source)?;
+        let (near, far) = if source == LANES {
+            (self.sched.ahead(NEAR - 1), self.sched.ahead(FAR - 1))
+        } else {
+            let lane = &self.lanes[source];
+            (lane.get(NEAR - 1).map(|e| &e.item), lane.get(FAR - 1).map(|e| &e.item))
+        };
+        if let Some(e) = far {
+            ahead(e, Ahead::Far);
+        }
+        if let Some(e) = near {
+            ahead(e, Ahead::Near);
+        }
+        Some(popped)
+    }
+
+    /// The source holding the earliest (time, order) key: the scheduler ([`LANES`]) or a lane.
+    #[inline]
+    fn earliest(&mut self) -> Option<usize> {
         let mut best = self.sched.peek().map(|k| (k, LANES));
         for (i, lane) in self.lanes.iter().enumerate() {
             if let Some(front) = lane.front() {
@@ -120,7 +175,11 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
                 }
             }
         }
-        let (_, source) = best?;
+        best.map(|(_, source)| source)
+    }
+
+    #[inline]
+    fn take(&mut self, source: usize) -> Option<(Nanos, E)> {
         let (at, event) = if source == LANES {
             self.sched.pop().map(|(at, _, e)| (at, e))
         } else {
@@ -137,7 +196,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.sched.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.sched.len() + self.lanes.iter().map(Chunked::len).sum::<usize>()
     }
 
     /// Whether no event waits.

@@ -224,6 +224,14 @@ impl Retrier {
         self.base + Duration::from_nanos(t)
     }
 
+    /// Asks the CPU for client `client`'s backoff state ahead of its use ([`crate::prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, client: u32) {
+        if let Backoffs::PerCall(_, b) = &self.backoff {
+            crate::prefetch::prefetch_at(b, client as usize);
+        }
+    }
+
     /// Client `client` starts a new request at `t`.
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {

@@ -45,6 +45,18 @@ pub trait Scheduler<T> {
     fn pop(&mut self) -> Option<(Nanos, u64, T)>;
     /// The number of items waiting.
     fn len(&self) -> usize;
+    /// The item `k` places after the next one (`k = 0`: the next), if the scheduler already
+    /// knows it without more work — a ladder queue knows its sorted bottom, not beyond. For
+    /// prefetching ([`EventQueue::pop_ahead`](crate::queue::EventQueue::pop_ahead)); the
+    /// default knows nothing.
+    fn ahead(&self, k: usize) -> Option<&T> {
+        let _ = k;
+        None
+    }
+    /// How many of the next items [`Scheduler::ahead`] shows.
+    fn known_ahead(&self) -> usize {
+        0
+    }
     /// Whether no item waits.
     fn is_empty(&self) -> bool {
         self.len() == 0

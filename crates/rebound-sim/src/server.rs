@@ -168,6 +168,19 @@ impl S5Server {
         Arrival::Admitted { slot, gen }
     }
 
+    /// Asks the CPU for slot `slot` ahead of its tick ([`crate::prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: u32) {
+        crate::prefetch::prefetch_at(&self.slots, slot as usize);
+    }
+
+    /// The client of the request in slot `slot` (generation `gen`), if it is still there.
+    #[inline]
+    pub(crate) fn client_of(&self, slot: u32, gen: u32) -> Option<u32> {
+        let s = self.slots.get(slot as usize)?;
+        (s.live && s.gen == gen).then_some(s.client)
+    }
+
     /// The tick of request `slot` (generation `gen`) at `now`.
     pub fn tick_at(&mut self, slot: u32, gen: u32, now: Nanos) -> TickResult {
         let s = self.slots[slot as usize];

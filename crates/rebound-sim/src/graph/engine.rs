@@ -4,7 +4,7 @@ use super::service::{Svc, SvcKind};
 use super::stats::Roots;
 use super::topology::Topology;
 use super::users::User;
-use crate::queue::{nanos, EventQueue, Nanos, SECOND};
+use crate::queue::{nanos, Ahead, EventQueue, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::{OutageKind, Scenario};
@@ -153,7 +153,7 @@ pub fn run_measured(
     };
     let mut next_check = outage_over.max(SECOND);
     let entry = e.topo.entry;
-    while let Some((t, ev)) = e.q.pop() {
+    while let Some((t, ev)) = e.q.pop_ahead(|ev, look| prefetch(&e.users, &e.retrier, &e.svcs, ev, look)) {
         if t >= end {
             break;
         }
@@ -173,6 +173,32 @@ pub fn run_measured(
     e.advance(end);
     let measured = e.measured;
     (e.finish(spec), measured)
+}
+
+/// Asks the CPU for the state `ev` will touch, a few events before it is handled (see
+/// [`crate::prefetch`]): far ahead, the user or the server slot; near, the user's backoff state
+/// and the user of the slot (found in the slot fetched by the far look).
+#[inline(always)]
+fn prefetch(users: &[User], retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
+    match (*ev, look) {
+        (Ev::Timeout(c, _) | Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => {
+            crate::prefetch::prefetch_at(users, c as usize)
+        }
+        (Ev::Think(c) | Ev::Retry(c) | Ev::Timeout(c, _), Ahead::Near) => retrier.prefetch(c),
+        (Ev::Tick(s, slot, gen), look) => {
+            if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
+                match look {
+                    Ahead::Far => server.prefetch(slot),
+                    Ahead::Near => {
+                        if let Some(Caller::User(u)) = server.client_of(slot, gen).map(Caller::decode) {
+                            crate::prefetch::prefetch_at(users, u as usize);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 impl<'a> Engine<'a> {
