@@ -72,6 +72,7 @@ pub mod advise;
 pub mod bench;
 mod bounds;
 pub mod capacity;
+mod client_rng;
 pub mod contend;
 pub mod delay;
 pub mod graph;

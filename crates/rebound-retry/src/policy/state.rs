@@ -7,6 +7,12 @@
 //! RNG, the retry count and the last two delays (56 bytes with a `SmallRng`) — and takes the
 //! policy by reference at each step. It yields exactly the delays a `PolicyBackoff` with the
 //! same policy and RNG yields (`PolicyBackoff` is one: a policy and a `BackoffState`).
+//!
+//! The RNG can live elsewhere too: [`Policy::state_without_rng`] makes a `BackoffState<()>` (24
+//! bytes) whose steps, [`BackoffState::next_delay_with`], take the RNG as an argument. Passing
+//! the same RNG at every step gives exactly the delays of a state that owns it, so an owner of
+//! millions of states can keep their RNGs in whatever form is smallest (the simulator rebuilds
+//! each client's from its seed and a draw count).
 
 use super::{Draw, Policy};
 use crate::jitter::{nanos_to_u64, unit};
@@ -15,6 +21,9 @@ use rand::{RngCore, SeedableRng};
 use std::time::Duration;
 
 /// The delay sequence of one operation, driven by a policy held elsewhere.
+///
+/// `R` is the jitter RNG the state owns (a [`SmallRng`] by default), or `()` for a state that
+/// owns none and is given one at each step ([`next_delay_with`](Self::next_delay_with)).
 ///
 /// ```
 /// use rebound_retry::Policy;
@@ -32,6 +41,12 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct BackoffState<R = SmallRng> {
     rng: R,
+    progress: Progress,
+}
+
+/// Where a state is in its sequence: everything but the RNG.
+#[derive(Debug, Clone, Copy)]
+struct Progress {
     retries: u64,
     /// The last nominal (pre-jitter) delay, in nanoseconds.
     current: f64,
@@ -45,46 +60,40 @@ impl Policy {
     pub fn state_seeded(&self, seed: u64) -> BackoffState<SmallRng> {
         BackoffState::new(self, SmallRng::seed_from_u64(seed))
     }
+
+    /// The state of one operation under this policy, without an RNG of its own (24 bytes): each
+    /// step takes one ([`BackoffState::next_delay_with`]). Given the same RNG at every step, it
+    /// yields the delays of a state that owns that RNG ([`state_seeded`](Self::state_seeded)
+    /// with the seed the RNG was made from).
+    ///
+    /// ```
+    /// use rand::{rngs::SmallRng, SeedableRng};
+    /// use rebound_retry::{Jitter, Policy};
+    /// use std::time::Duration;
+    ///
+    /// let policy = Policy::exponential(Duration::from_millis(100), 2.0).jitter(Jitter::Full).build()?;
+    /// let (mut owned, mut bare) = (policy.state_seeded(7), policy.state_without_rng());
+    /// let mut rng = SmallRng::seed_from_u64(7);
+    /// for _ in 0..5 {
+    ///     assert_eq!(bare.next_delay_with(&policy, &mut rng), owned.next_delay(&policy));
+    /// }
+    /// # Ok::<(), rebound_retry::ConfigError>(())
+    /// ```
+    pub fn state_without_rng(&self) -> BackoffState<()> {
+        BackoffState { rng: (), progress: Progress::new(self) }
+    }
 }
 
-impl<R: RngCore> BackoffState<R> {
-    /// A fresh state under `policy`, drawing its jitter from `rng`.
+impl Progress {
     #[inline]
-    pub fn new(policy: &Policy, rng: R) -> Self {
-        BackoffState { rng, retries: 0, current: 0.0, previous: policy.base_ns }
+    fn new(policy: &Policy) -> Self {
+        Progress { retries: 0, current: 0.0, previous: policy.base_ns }
     }
 
-    /// How many delays this state has yielded since it was made or reset.
-    pub fn retries(&self) -> u64 {
-        self.retries
-    }
-
-    /// The delay before the next retry under `policy` (the one this state was made with), or
-    /// `None` when the policy allows no more retries.
+    /// The next delay in nanoseconds (saturating at `u64::MAX`), drawing jitter from `rng` and
+    /// running `reseed` (once) on it before the first draw.
     #[inline]
-    pub fn next_delay(&mut self, policy: &Policy) -> Option<Duration> {
-        self.step(policy, &mut None).map(Duration::from_nanos)
-    }
-
-    /// [`next_delay`](Self::next_delay) in nanoseconds, saturating at `u64::MAX` (about 584
-    /// years): no `Duration` is built.
-    #[inline]
-    pub fn next_delay_nanos(&mut self, policy: &Policy) -> Option<u64> {
-        self.step(policy, &mut None)
-    }
-
-    /// Starts the sequence over, as for a new operation.
-    #[inline]
-    pub fn reset(&mut self, policy: &Policy) {
-        self.retries = 0;
-        self.current = 0.0;
-        self.previous = policy.base_ns;
-    }
-
-    /// [`next_delay`](Self::next_delay) in nanoseconds (saturating at `u64::MAX`), running
-    /// `reseed` (once) before the first jitter draw.
-    #[inline]
-    pub(super) fn step(&mut self, p: &Policy, reseed: &mut Option<fn(&mut R)>) -> Option<u64> {
+    fn step<G: RngCore>(&mut self, p: &Policy, rng: &mut G, reseed: &mut Option<fn(&mut G)>) -> Option<u64> {
         if self.retries >= p.retry_limit {
             return None;
         }
@@ -114,11 +123,11 @@ impl<R: RngCore> BackoffState<R> {
             Draw::None => nominal,
             Draw::Full => {
                 if let Some(reseed) = reseed.take() {
-                    reseed(&mut self.rng);
+                    reseed(rng);
                 }
-                nominal * unit(&mut self.rng)
+                nominal * unit(rng)
             }
-            Draw::Other => self.jittered(p, nominal, reseed),
+            Draw::Other => self.jittered(p, nominal, rng, reseed),
         };
         self.previous = d;
         // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
@@ -128,11 +137,17 @@ impl<R: RngCore> BackoffState<R> {
     /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
     /// of line so that the rest of `step` is small enough to inline.
     #[inline(never)]
-    fn jittered(&mut self, p: &Policy, nominal: f64, reseed: &mut Option<fn(&mut R)>) -> f64 {
+    fn jittered<G: RngCore>(
+        &self,
+        p: &Policy,
+        nominal: f64,
+        rng: &mut G,
+        reseed: &mut Option<fn(&mut G)>,
+    ) -> f64 {
         if let Some(reseed) = reseed.take() {
-            reseed(&mut self.rng);
+            reseed(rng);
         }
-        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
+        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, rng);
         if p.jitter_after_cap {
             d
         } else {
@@ -141,18 +156,88 @@ impl<R: RngCore> BackoffState<R> {
     }
 }
 
+impl<R: RngCore> BackoffState<R> {
+    /// A fresh state under `policy`, drawing its jitter from `rng`.
+    #[inline]
+    pub fn new(policy: &Policy, rng: R) -> Self {
+        BackoffState { rng, progress: Progress::new(policy) }
+    }
+
+    /// The delay before the next retry under `policy` (the one this state was made with), or
+    /// `None` when the policy allows no more retries.
+    #[inline]
+    pub fn next_delay(&mut self, policy: &Policy) -> Option<Duration> {
+        self.step(policy, &mut None).map(Duration::from_nanos)
+    }
+
+    /// [`next_delay`](Self::next_delay) in nanoseconds, saturating at `u64::MAX` (about 584
+    /// years): no `Duration` is built.
+    #[inline]
+    pub fn next_delay_nanos(&mut self, policy: &Policy) -> Option<u64> {
+        self.step(policy, &mut None)
+    }
+
+    /// [`next_delay`](Self::next_delay) in nanoseconds (saturating at `u64::MAX`), running
+    /// `reseed` (once) before the first jitter draw.
+    #[inline]
+    pub(super) fn step(&mut self, p: &Policy, reseed: &mut Option<fn(&mut R)>) -> Option<u64> {
+        self.progress.step(p, &mut self.rng, reseed)
+    }
+}
+
+impl<R> BackoffState<R> {
+    /// How many delays this state has yielded since it was made or reset.
+    pub fn retries(&self) -> u64 {
+        self.progress.retries
+    }
+
+    /// Starts the sequence over, as for a new operation. (An RNG the state owns goes on where
+    /// it was: the next operation draws new jitter.)
+    #[inline]
+    pub fn reset(&mut self, policy: &Policy) {
+        self.progress = Progress::new(policy);
+    }
+
+    /// The delay before the next retry under `policy` (the one this state was made with),
+    /// drawing jitter from `rng` instead of an RNG the state owns; `None` when the policy
+    /// allows no more retries. Draws as [`next_delay`](Self::next_delay) does: one
+    /// [`RngCore::next_u64`] per delay for the uniform jitters, one or more for the normal
+    /// ones (a ziggurat draw), none without jitter.
+    #[inline]
+    pub fn next_delay_with(&mut self, policy: &Policy, rng: &mut impl RngCore) -> Option<Duration> {
+        self.next_delay_nanos_with(policy, rng).map(Duration::from_nanos)
+    }
+
+    /// [`next_delay_with`](Self::next_delay_with) in nanoseconds, saturating at `u64::MAX`
+    /// (about 584 years).
+    #[inline]
+    pub fn next_delay_nanos_with(&mut self, policy: &Policy, rng: &mut impl RngCore) -> Option<u64> {
+        self.progress.step(policy, rng, &mut None)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::Backoff;
+    use rand::{rngs::SmallRng, SeedableRng};
+
+    /// One spec per jitter kind (and schedule), capped and not, the cap before and after jitter.
+    const SPECS: [&str; 10] = [
+        "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
+        "exponential:base=100ms,factor=2,cap=1m,jitter=decorrelated,max-retries=20",
+        "linear:base=10ms,step=5ms,cap=1s,jitter=full,max-retries=9",
+        "constant:base=100ms,max-retries=3",
+        "exponential:base=10ms,factor=3,cap=2s,jitter=equal",
+        "exponential:base=10ms,factor=1.5,cap=1s,jitter=thain,stop-at=900ms",
+        "linear:base=1s,step=1s,jitter=randomization:0.5",
+        "exponential:base=50ms,factor=2,cap=10s,jitter=randomization:0.5:200ms",
+        "exponential:base=50ms,factor=2,cap=10s,jitter=normal:0.3",
+        "constant:base=0s,jitter=full,max-attempts=4",
+    ];
 
     #[test]
     fn a_state_yields_the_delays_of_a_seeded_backoff() {
-        for spec in [
-            "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
-            "exponential:base=100ms,factor=2,cap=1m,jitter=decorrelated,max-retries=20",
-            "linear:base=10ms,step=5ms,cap=1s,jitter=full,max-retries=9",
-            "constant:base=100ms,max-retries=3",
-        ] {
+        for spec in SPECS {
             let policy = *spec.parse::<crate::Spec>().unwrap().policy().unwrap();
             let (mut backoff, mut state) = (policy.backoff_seeded(42), policy.state_seeded(42));
             for round in 0..3 {
@@ -164,5 +249,41 @@ mod tests {
                 backoff.reset();
             }
         }
+    }
+
+    /// A state without an RNG, given the RNG at each step, yields exactly the delays (and the
+    /// nanoseconds) of a seeded backoff, for every jitter kind, across resets (the RNG goes on).
+    #[test]
+    fn a_state_without_rng_yields_the_delays_of_a_seeded_backoff() {
+        for (i, spec) in SPECS.into_iter().enumerate() {
+            let policy = *spec.parse::<crate::Spec>().unwrap().policy().unwrap();
+            let seed = 1000 + i as u64;
+            let (mut backoff, mut state) = (policy.backoff_seeded(seed), policy.state_without_rng());
+            let mut rng = SmallRng::seed_from_u64(seed);
+            for round in 0..3 {
+                for n in 0..12 {
+                    let (got, want) = if n % 2 == 0 {
+                        (state.next_delay_with(&policy, &mut rng), backoff.next_delay())
+                    } else {
+                        let got = state.next_delay_nanos_with(&policy, &mut rng);
+                        (
+                            got.map(std::time::Duration::from_nanos),
+                            backoff.next_delay_nanos().map(std::time::Duration::from_nanos),
+                        )
+                    };
+                    assert_eq!(got, want, "{spec}, round {round}, delay {n}");
+                }
+                assert_eq!(state.retries(), backoff.retries());
+                state.reset(&policy);
+                backoff.reset();
+            }
+        }
+    }
+
+    #[test]
+    fn a_state_without_rng_is_small() {
+        // Issue 14: a simulator keeps one per client.
+        assert_eq!(std::mem::size_of::<super::BackoffState<()>>(), 24);
+        assert_eq!(std::mem::size_of::<super::BackoffState<SmallRng>>(), 56);
     }
 }
