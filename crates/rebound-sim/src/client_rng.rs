@@ -3,7 +3,8 @@
 //!
 //! Client `c`'s jitter comes from `SmallRng::seed_from_u64(client_seed(seed, c))`, one stream
 //! for all its requests. A `SmallRng` is 32 bytes; a client instead keeps how many numbers it
-//! has drawn (4 bytes). To draw, the RNG is rebuilt from the seed and advanced past those
+//! has drawn (4 bytes, in its [`BackoffState`](rebound_retry::BackoffState)'s place for an RNG,
+//! which costs no space there). To draw, the RNG is rebuilt from the seed and advanced past those
 //! draws, so every client gets exactly the numbers its own RNG would give. Replaying costs one
 //! step per earlier draw: once a client has drawn [`REPLAY_LIMIT`] numbers its RNG is kept
 //! whole in a side table (the client's count then holds its index there), so a client that
@@ -25,12 +26,11 @@ pub const REPLAY_LIMIT: u32 = 32;
 /// Set in a client's count when it is the index of its kept RNG.
 const KEPT: u32 = 1 << 31;
 
-/// The jitter RNGs of a run's clients.
+/// The jitter RNGs of a run's clients, apart from each client's count: numbers drawn (below
+/// [`REPLAY_LIMIT`]), or [`KEPT`] | the index of its RNG in `kept`.
 #[derive(Debug, Clone)]
 pub(crate) struct ClientRngs {
     seed: u64,
-    /// Per client: numbers drawn (below [`REPLAY_LIMIT`]), or [`KEPT`] | index into `kept`.
-    draws: Vec<u32>,
     kept: Vec<SmallRng>,
 }
 
@@ -87,16 +87,9 @@ impl RngCore for ClientRng<'_> {
 }
 
 impl ClientRngs {
-    /// The RNGs of clients `0..clients` of a run seeded with `seed`, none drawn from yet.
-    pub fn new(seed: u64, clients: u32) -> ClientRngs {
-        ClientRngs { seed, draws: vec![0; clients as usize], kept: Vec::new() }
-    }
-
-    /// Makes room for clients up to `clients` (exclusive). Never shrinks.
-    pub fn grow(&mut self, clients: u32) {
-        if self.draws.len() < clients as usize {
-            self.draws.resize(clients as usize, 0);
-        }
+    /// The RNGs of the clients of a run seeded with `seed`: a client's count starts at 0.
+    pub fn new(seed: u64) -> ClientRngs {
+        ClientRngs { seed, kept: Vec::new() }
     }
 
     /// How many clients keep their RNG whole.
@@ -105,30 +98,30 @@ impl ClientRngs {
         self.kept.len()
     }
 
-    /// Runs `f` with client `client`'s RNG, where its last use left it.
+    /// Runs `f` with client `client`'s RNG, where its last use left it; `count` is the
+    /// client's count, updated.
     #[inline]
-    pub fn with<T>(&mut self, client: u32, f: impl FnOnce(&mut ClientRng<'_>) -> T) -> T {
-        let count = self.draws[client as usize];
-        if count & KEPT != 0 {
+    pub fn with<T>(&mut self, client: u32, count: &mut u32, f: impl FnOnce(&mut ClientRng<'_>) -> T) -> T {
+        if *count & KEPT != 0 {
             let mut rng = ClientRng {
-                src: Source::Kept(&mut self.kept[(count & !KEPT) as usize]),
+                src: Source::Kept(&mut self.kept[(*count & !KEPT) as usize]),
                 drawn: 0,
                 uncounted: false,
             };
             return f(&mut rng);
         }
         let seed = client_seed(self.seed, client);
-        let mut rng = ClientRng { src: Source::Pending(seed, count), drawn: 0, uncounted: false };
+        let mut rng = ClientRng { src: Source::Pending(seed, *count), drawn: 0, uncounted: false };
         let out = f(&mut rng);
         let total = count.saturating_add(rng.drawn);
         if let Source::Rebuilt(whole) = rng.src {
             if rng.uncounted || total >= REPLAY_LIMIT {
                 // Below 2³¹: one kept RNG per client, and clients are numbered by `u32`s below
                 // 2³¹ (open-loop users are bounded by 1e9 arrivals).
-                self.draws[client as usize] = KEPT | self.kept.len() as u32;
+                *count = KEPT | self.kept.len() as u32;
                 self.kept.push(whole);
             } else {
-                self.draws[client as usize] = total;
+                *count = total;
             }
         }
         out
@@ -146,22 +139,23 @@ mod tests {
     /// the replay limit, with draws of every kind.
     #[test]
     fn each_client_draws_its_own_stream() {
-        let mut rngs = ClientRngs::new(9, 4);
-        rngs.grow(6);
+        let (mut rngs, mut counts) = (ClientRngs::new(9), [0u32; 6]);
         let mut own: Vec<SmallRng> = (0..6).map(|c| SmallRng::seed_from_u64(client_seed(9, c))).collect();
         for round in 0..3 * REPLAY_LIMIT {
             for c in 0..6u32 {
                 // Client 0 draws nothing; client 5 once draws 32 bits; the others 1-3 numbers.
                 let n = c % 4;
-                let got: Vec<u64> = rngs.with(c, |rng| (0..n).map(|_| rng.next_u64()).collect());
+                let count = &mut counts[c as usize];
+                let got: Vec<u64> = rngs.with(c, count, |rng| (0..n).map(|_| rng.next_u64()).collect());
                 let want: Vec<u64> = (0..n).map(|_| own[c as usize].next_u64()).collect();
                 assert_eq!(got, want, "client {c}, round {round}");
                 if c == 5 && round == 3 {
-                    assert_eq!(rngs.with(c, |rng| rng.next_u32()), own[5].next_u32());
+                    assert_eq!(rngs.with(c, &mut counts[5], |rng| rng.next_u32()), own[5].next_u32());
                 }
             }
         }
         // Clients 1, 2 and 3 passed the limit; 5 was kept at its 32-bit draw; 0 never drew.
         assert_eq!(rngs.kept(), 4);
+        assert_eq!(counts.map(|n| n >> 31), [0, 1, 1, 1, 0, 1]);
     }
 }

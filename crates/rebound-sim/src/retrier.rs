@@ -4,8 +4,8 @@
 //! A per-call policy (`constant`, `linear`, `exponential`) is kept once, and each client has
 //! its own [`BackoffState`] under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
 //! the policy's copy and without its RNG: 24 bytes instead of 224), reset at the start of each
-//! request, and its own jitter RNG, seeded from the run's seed and the client's number and
-//! kept as a draw count (4 bytes, [`crate::client_rng`]). A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
+//! request. Its jitter RNG, seeded from the run's seed and the client's number, is kept as a
+//! draw count in the state's place for an RNG (no more bytes, [`crate::client_rng`]). A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
 //! as S4's workers share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
@@ -84,9 +84,9 @@ struct BreakerClient {
 
 #[derive(Debug)]
 enum Backoffs {
-    /// The policy, once, each client's state under it (24 bytes a client: the retry count and
-    /// the last two delays) and each client's jitter RNG (4 bytes a client).
-    PerCall(Policy, Vec<BackoffState<()>>, ClientRngs),
+    /// The policy, once, and each client's state under it (24 bytes a client: the retry count,
+    /// the last two delays and the count of its jitter RNG in [`ClientRngs`]).
+    PerCall(Policy, Vec<BackoffState<u32>>, ClientRngs),
     /// One responsive backoff shared by all clients.
     Responsive(ResponsiveState),
 }
@@ -114,8 +114,8 @@ impl Retrier {
     /// were validated when it was parsed.)
     pub fn new(spec: &Spec, clients: u32, seed: u64) -> Retrier {
         let backoff = if let Some(policy) = spec.policy() {
-            let states = vec![policy.state_without_rng(); clients as usize];
-            Backoffs::PerCall(*policy, states, ClientRngs::new(seed, clients))
+            let states = vec![BackoffState::new(policy, 0); clients as usize];
+            Backoffs::PerCall(*policy, states, ClientRngs::new(seed))
         } else {
             let config = spec.responsive().copied().unwrap_or_default();
             Backoffs::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
@@ -143,11 +143,10 @@ impl Retrier {
     /// request slots of a simulated service). Never shrinks.
     pub fn grow(&mut self, clients: u32) {
         let n = clients as usize;
-        if let Backoffs::PerCall(policy, b, rngs) = &mut self.backoff {
+        if let Backoffs::PerCall(policy, b, _) = &mut self.backoff {
             if b.len() < n {
-                b.resize(n, policy.state_without_rng());
+                b.resize(n, BackoffState::new(policy, 0));
             }
-            rngs.grow(clients);
         }
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
@@ -317,7 +316,10 @@ impl Retrier {
         let delay = match &mut self.backoff {
             Backoffs::PerCall(policy, b, rngs) => {
                 let state = &mut b[client as usize];
-                rngs.with(client, |rng| state.next_delay_with(policy, rng))
+                let mut count = *state.rng();
+                let delay = rngs.with(client, &mut count, |rng| state.next_delay_with(policy, rng));
+                *state.rng_mut() = count;
+                delay
             }
             Backoffs::Responsive(r) => Some(r.on_failure()),
         }?;
@@ -363,8 +365,8 @@ mod tests {
     fn a_clients_backoff_state_is_small() {
         // The policy is kept once per run; each client holds only its state (issue 14: at most
         // 100 bytes per client in all).
-        // 24 bytes of backoff state and a 4-byte draw count (a whole RNG, 32 bytes, only for a
-        // client that drew more than `REPLAY_LIMIT` numbers).
-        assert!(std::mem::size_of::<rebound_retry::BackoffState<()>>() <= 24);
+        // 24 bytes of backoff state, its jitter RNG's draw count included (a whole RNG, 32
+        // bytes, only for a client that drew more than `REPLAY_LIMIT` numbers).
+        assert!(std::mem::size_of::<rebound_retry::BackoffState<u32>>() <= 24);
     }
 }

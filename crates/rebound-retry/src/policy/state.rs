@@ -11,8 +11,12 @@
 //! The RNG can live elsewhere too: [`Policy::state_without_rng`] makes a `BackoffState<()>` (24
 //! bytes) whose steps, [`BackoffState::next_delay_with`], take the RNG as an argument. Passing
 //! the same RNG at every step gives exactly the delays of a state that owns it, so an owner of
-//! millions of states can keep their RNGs in whatever form is smallest (the simulator rebuilds
-//! each client's from its seed and a draw count).
+//! millions of states can keep their RNGs in whatever form is smallest. In the RNG's place such
+//! a state can carry 4 bytes of its owner's at no cost (`BackoffState<u32>` is 24 bytes too):
+//! the simulator keeps there the draw count from which it rebuilds each client's RNG.
+//!
+//! A state counts retries in 32 bits, saturating: a policy whose `max-retries` exceeds
+//! 4 294 967 295 stops there; one without a limit goes on for ever.
 
 use super::{Draw, Policy};
 use crate::jitter::{nanos_to_u64, unit};
@@ -22,8 +26,10 @@ use std::time::Duration;
 
 /// The delay sequence of one operation, driven by a policy held elsewhere.
 ///
-/// `R` is the jitter RNG the state owns (a [`SmallRng`] by default), or `()` for a state that
-/// owns none and is given one at each step ([`next_delay_with`](Self::next_delay_with)).
+/// `R` is the jitter RNG the state owns (a [`SmallRng`] by default), or, for a state given one
+/// at each step ([`next_delay_with`](Self::next_delay_with)), whatever its owner keeps in the
+/// RNG's place ([`rng_mut`](Self::rng_mut)): `()` for nothing, or a `u32` in what would be
+/// padding.
 ///
 /// ```
 /// use rebound_retry::Policy;
@@ -41,13 +47,18 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct BackoffState<R = SmallRng> {
     rng: R,
-    progress: Progress,
+    /// Kept flat, not as a [`Progress`]: a 4-byte `R` then fills the count's padding.
+    retries: u32,
+    current: f64,
+    previous: f64,
 }
 
-/// Where a state is in its sequence: everything but the RNG.
+/// Where a state is in its sequence: everything but the RNG. (Copied out of the state for a
+/// step and back: the step borrows the RNG beside it.)
 #[derive(Debug, Clone, Copy)]
 struct Progress {
-    retries: u64,
+    /// Saturating at `u32::MAX`.
+    retries: u32,
     /// The last nominal (pre-jitter) delay, in nanoseconds.
     current: f64,
     /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
@@ -80,7 +91,7 @@ impl Policy {
     /// # Ok::<(), rebound_retry::ConfigError>(())
     /// ```
     pub fn state_without_rng(&self) -> BackoffState<()> {
-        BackoffState { rng: (), progress: Progress::new(self) }
+        BackoffState::new(self, ())
     }
 }
 
@@ -94,7 +105,9 @@ impl Progress {
     /// running `reseed` (once) on it before the first draw.
     #[inline]
     fn step<G: RngCore>(&mut self, p: &Policy, rng: &mut G, reseed: &mut Option<fn(&mut G)>) -> Option<u64> {
-        if self.retries >= p.retry_limit {
+        // The count saturates at `u32::MAX`: there a limited policy stops (its limit, or
+        // `u32::MAX` retries, whichever comes first), an unlimited one goes on.
+        if self.retries >= p.state_limit && p.limited {
             return None;
         }
         let grown = if self.retries == 0 {
@@ -157,12 +170,6 @@ impl Progress {
 }
 
 impl<R: RngCore> BackoffState<R> {
-    /// A fresh state under `policy`, drawing its jitter from `rng`.
-    #[inline]
-    pub fn new(policy: &Policy, rng: R) -> Self {
-        BackoffState { rng, progress: Progress::new(policy) }
-    }
-
     /// The delay before the next retry under `policy` (the one this state was made with), or
     /// `None` when the policy allows no more retries.
     #[inline]
@@ -181,21 +188,53 @@ impl<R: RngCore> BackoffState<R> {
     /// `reseed` (once) before the first jitter draw.
     #[inline]
     pub(super) fn step(&mut self, p: &Policy, reseed: &mut Option<fn(&mut R)>) -> Option<u64> {
-        self.progress.step(p, &mut self.rng, reseed)
+        let mut at = self.progress();
+        let d = at.step(p, &mut self.rng, reseed);
+        self.set_progress(at);
+        d
     }
 }
 
 impl<R> BackoffState<R> {
-    /// How many delays this state has yielded since it was made or reset.
+    /// A fresh state under `policy`, drawing its jitter from `rng` (or, for a state given its
+    /// RNG at each step, keeping `rng` for its owner).
+    #[inline]
+    pub fn new(policy: &Policy, rng: R) -> Self {
+        let Progress { retries, current, previous } = Progress::new(policy);
+        BackoffState { rng, retries, current, previous }
+    }
+
+    #[inline]
+    fn progress(&self) -> Progress {
+        Progress { retries: self.retries, current: self.current, previous: self.previous }
+    }
+
+    #[inline]
+    fn set_progress(&mut self, at: Progress) {
+        (self.retries, self.current, self.previous) = (at.retries, at.current, at.previous);
+    }
+
+    /// How many delays this state has yielded since it was made or reset (saturating at
+    /// `u32::MAX`).
     pub fn retries(&self) -> u64 {
-        self.progress.retries
+        u64::from(self.retries)
+    }
+
+    /// The RNG the state owns, or what its owner keeps in its place.
+    pub fn rng(&self) -> &R {
+        &self.rng
+    }
+
+    /// The RNG the state owns, or what its owner keeps in its place, to change.
+    pub fn rng_mut(&mut self) -> &mut R {
+        &mut self.rng
     }
 
     /// Starts the sequence over, as for a new operation. (An RNG the state owns goes on where
     /// it was: the next operation draws new jitter.)
     #[inline]
     pub fn reset(&mut self, policy: &Policy) {
-        self.progress = Progress::new(policy);
+        self.set_progress(Progress::new(policy));
     }
 
     /// The delay before the next retry under `policy` (the one this state was made with),
@@ -212,7 +251,10 @@ impl<R> BackoffState<R> {
     /// (about 584 years).
     #[inline]
     pub fn next_delay_nanos_with(&mut self, policy: &Policy, rng: &mut impl RngCore) -> Option<u64> {
-        self.progress.step(policy, rng, &mut None)
+        let mut at = self.progress();
+        let d = at.step(policy, rng, &mut None);
+        self.set_progress(at);
+        d
     }
 }
 
@@ -280,10 +322,31 @@ mod tests {
         }
     }
 
+    /// The count saturates at `u32::MAX`: a limited policy stops there, however high its limit;
+    /// an unlimited one goes on.
+    #[test]
+    fn the_retry_count_saturates() {
+        use crate::Policy;
+        let ms = std::time::Duration::from_millis;
+        for (max, more) in [(Some(5_000_000_000), false), (Some(u64::MAX), false), (None, true)] {
+            let b = Policy::exponential(ms(1), 2.0).cap(ms(10));
+            let policy = max.map_or(b, |n| b.max_retries(n)).build().unwrap();
+            let mut state = policy.state_without_rng();
+            state.retries = u32::MAX - 1;
+            state.current = 10e6;
+            let mut rng = SmallRng::seed_from_u64(1);
+            assert_eq!(state.next_delay_with(&policy, &mut rng), Some(ms(10)), "{max:?}");
+            assert_eq!(state.retries(), u64::from(u32::MAX));
+            let next = state.next_delay_with(&policy, &mut rng);
+            assert_eq!((next, state.retries()), (more.then_some(ms(10)), u64::from(u32::MAX)), "{max:?}");
+        }
+    }
+
     #[test]
     fn a_state_without_rng_is_small() {
         // Issue 14: a simulator keeps one per client.
         assert_eq!(std::mem::size_of::<super::BackoffState<()>>(), 24);
+        assert_eq!(std::mem::size_of::<super::BackoffState<u32>>(), 24);
         assert_eq!(std::mem::size_of::<super::BackoffState<SmallRng>>(), 56);
     }
 }

@@ -3,7 +3,7 @@
 use super::service::{Svc, SvcKind};
 use super::stats::Roots;
 use super::topology::Topology;
-use super::users::User;
+use super::users::Users;
 use crate::queue::{nanos, EventQueue, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
@@ -107,7 +107,7 @@ pub(super) struct Engine<'a> {
     pub measured: Measured,
     pub arrivals: Option<(Exp<f64>, SmallRng)>,
     pub timeout: Nanos,
-    pub users: Vec<User>,
+    pub users: Users,
     pub free_users: Vec<u32>,
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
@@ -197,7 +197,7 @@ impl<'a> Engine<'a> {
             measured: Measured::default(),
             arrivals: open,
             timeout: nanos(sc.clients.timeout),
-            users: vec![User::default(); n as usize],
+            users: Users::new(n),
             free_users: Vec::new(),
             retrier: Retrier::new(spec, n, sc.seed),
             svcs,
