@@ -19,6 +19,7 @@ use crate::scenario::{BacklogFull, Server};
 /// at its peak S5 at scale holds about 0.55 requests per client).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
+    /// The client; in a free slot, the next free slot ([`NONE`] for none).
     client: u32,
     seq: u32,
     /// The arrival time in nanoseconds, as its low and high halves (a `u64` would align the
@@ -31,6 +32,9 @@ struct Slot {
 
 /// The bit of [`Slot::gen_live`] set while the slot holds a request.
 const LIVE: u32 = 1 << 31;
+
+/// No slot: the end of the free list.
+const NONE: u32 = u32::MAX;
 
 impl Slot {
     #[inline]
@@ -98,7 +102,9 @@ pub struct S5Server {
     /// `d(c)` in nanoseconds, cached by concurrency.
     delays: Vec<Nanos>,
     slots: Vec<Slot>,
-    free: Vec<u32>,
+    /// The last slot freed, heading a list through the free slots' `client` (a stack: the slot
+    /// freed last is reused first), or [`NONE`].
+    free: u32,
     in_flight: u64,
     paused: bool,
     down: bool,
@@ -117,7 +123,7 @@ impl S5Server {
             model,
             delays: Vec::new(),
             slots: Vec::new(),
-            free: Vec::new(),
+            free: NONE,
             in_flight: 0,
             paused: false,
             down: false,
@@ -155,24 +161,23 @@ impl S5Server {
 
     fn admit(&mut self, client: u32, seq: u32, now: Nanos) -> (u32, u32) {
         self.in_flight += 1;
-        match self.free.pop() {
-            Some(i) => {
-                let s = &mut self.slots[i as usize];
-                let gen = s.gen();
-                *s = Slot::new(client, seq, now, gen);
-                (i, gen)
-            }
-            None => {
-                self.slots.push(Slot::new(client, seq, now, 0));
-                ((self.slots.len() - 1) as u32, 0)
-            }
+        if self.free == NONE {
+            self.slots.push(Slot::new(client, seq, now, 0));
+            return ((self.slots.len() - 1) as u32, 0);
         }
+        let i = self.free;
+        let s = &mut self.slots[i as usize];
+        self.free = s.client;
+        let gen = s.gen();
+        *s = Slot::new(client, seq, now, gen);
+        (i, gen)
     }
 
     fn release(&mut self, i: u32) {
         let s = &mut self.slots[i as usize];
         s.gen_live = s.gen().wrapping_add(1) & !LIVE;
-        self.free.push(i);
+        s.client = self.free;
+        self.free = i;
         self.in_flight -= 1;
     }
 
