@@ -80,7 +80,7 @@ pub struct Policy {
     retry_limit: u64,
     limited: bool,
     /// The most retries a [`BackoffState`] yields, its count being 32 bits: `retry_limit` up to
-    /// `u32::MAX` (without a limit the count saturates there and the state goes on).
+    /// `u32::MAX`; `u32::MAX` without a limit too, where the count then stays (`limited`).
     state_limit: u32,
     base_ns: f64,
     cap_ns: f64,

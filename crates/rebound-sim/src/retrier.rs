@@ -5,8 +5,10 @@
 //! its own [`BackoffState`] under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
 //! the policy's copy and without its RNG: 24 bytes instead of 224), reset at the start of each
 //! request. Its jitter RNG, seeded from the run's seed and the client's number, is kept as a
-//! draw count in the state's place for an RNG (no more bytes, [`crate::client_rng`]). A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
-//! as S4's workers share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
+//! draw count in the state's place for an RNG (no more bytes; `client_rng.rs`).
+//!
+//! A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients, as S4's workers
+//! share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.

@@ -47,22 +47,21 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct BackoffState<R = SmallRng> {
     rng: R,
-    /// Kept flat, not as a [`Progress`]: a 4-byte `R` then fills the count's padding.
-    retries: u32,
-    current: f64,
-    previous: f64,
-}
-
-/// Where a state is in its sequence: everything but the RNG. (Copied out of the state for a
-/// step and back: the step borrows the RNG beside it.)
-#[derive(Debug, Clone, Copy)]
-struct Progress {
-    /// Saturating at `u32::MAX`.
+    /// Retries so far, saturating at `u32::MAX` (a 4-byte `R` then fills what would be the
+    /// struct's padding).
     retries: u32,
     /// The last nominal (pre-jitter) delay, in nanoseconds.
     current: f64,
     /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
     previous: f64,
+}
+
+/// A state's place in its sequence, borrowed apart from its RNG (a step may borrow that RNG, or
+/// be given another).
+struct Cursor<'a> {
+    retries: &'a mut u32,
+    current: &'a mut f64,
+    previous: &'a mut f64,
 }
 
 impl Policy {
@@ -95,24 +94,23 @@ impl Policy {
     }
 }
 
-impl Progress {
-    #[inline]
-    fn new(policy: &Policy) -> Self {
-        Progress { retries: 0, current: 0.0, previous: policy.base_ns }
-    }
-
+impl Cursor<'_> {
     /// The next delay in nanoseconds (saturating at `u64::MAX`), drawing jitter from `rng` and
     /// running `reseed` (once) on it before the first draw.
     #[inline]
-    fn step<G: RngCore>(&mut self, p: &Policy, rng: &mut G, reseed: &mut Option<fn(&mut G)>) -> Option<u64> {
-        // The count saturates at `u32::MAX`: there a limited policy stops (its limit, or
-        // `u32::MAX` retries, whichever comes first), an unlimited one goes on.
-        if self.retries >= p.state_limit && p.limited {
-            return None;
+    fn step<G: RngCore>(self, p: &Policy, rng: &mut G, reseed: &mut Option<fn(&mut G)>) -> Option<u64> {
+        // The count saturates at `u32::MAX`: there a limited policy stops (at its limit or
+        // there, whichever comes first) and an unlimited one goes on, its count held below the
+        // maximum so that the increment below never overflows.
+        if *self.retries >= p.state_limit {
+            if p.limited {
+                return None;
+            }
+            *self.retries = u32::MAX - 1;
         }
-        let grown = if self.retries == 0 {
+        let grown = if *self.retries == 0 {
             p.base_ns
-        } else if self.current >= p.cap_ns {
+        } else if *self.current >= p.cap_ns {
             // Once at the cap the schedule stays there (a constant one too, whose delay is
             // then the cap): skipping the arithmetic gives the same delay and lets a
             // long-lived backoff's calls overlap.
@@ -120,7 +118,7 @@ impl Progress {
         } else {
             // Exact for each schedule: `current * 1 + step`, `current * factor + 0`, and a
             // constant schedule's `current` is its base.
-            self.current * p.factor + p.step_ns
+            *self.current * p.factor + p.step_ns
         };
         // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
         // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
@@ -128,8 +126,8 @@ impl Progress {
         if nominal >= p.stop_at_ns {
             return None;
         }
-        self.current = nominal;
-        self.retries = self.retries.saturating_add(1);
+        *self.current = nominal;
+        *self.retries += 1;
         // Without jitter the nominal delay is delivered as is (it is already capped); full
         // jitter of a capped delay stays under the cap, so once seeded it is drawn inline.
         let d = match p.draw {
@@ -140,32 +138,33 @@ impl Progress {
                 }
                 nominal * unit(rng)
             }
-            Draw::Other => self.jittered(p, nominal, rng, reseed),
+            Draw::Other => jittered(p, nominal, *self.previous, rng, reseed),
         };
-        self.previous = d;
+        *self.previous = d;
         // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
         Some(nanos_to_u64(d))
     }
+}
 
-    /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
-    /// of line so that the rest of `step` is small enough to inline.
-    #[inline(never)]
-    fn jittered<G: RngCore>(
-        &self,
-        p: &Policy,
-        nominal: f64,
-        rng: &mut G,
-        reseed: &mut Option<fn(&mut G)>,
-    ) -> f64 {
-        if let Some(reseed) = reseed.take() {
-            reseed(rng);
-        }
-        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, rng);
-        if p.jitter_after_cap {
-            d
-        } else {
-            d.min(p.cap_ns)
-        }
+/// The jittered delay for a nominal one (`previous`: the last delay delivered), capped unless
+/// jitter goes after the cap. Kept out of line so that the rest of a step is small enough to
+/// inline.
+#[inline(never)]
+fn jittered<G: RngCore>(
+    p: &Policy,
+    nominal: f64,
+    previous: f64,
+    rng: &mut G,
+    reseed: &mut Option<fn(&mut G)>,
+) -> f64 {
+    if let Some(reseed) = reseed.take() {
+        reseed(rng);
+    }
+    let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, previous, rng);
+    if p.jitter_after_cap {
+        d
+    } else {
+        d.min(p.cap_ns)
     }
 }
 
@@ -188,10 +187,8 @@ impl<R: RngCore> BackoffState<R> {
     /// `reseed` (once) before the first jitter draw.
     #[inline]
     pub(super) fn step(&mut self, p: &Policy, reseed: &mut Option<fn(&mut R)>) -> Option<u64> {
-        let mut at = self.progress();
-        let d = at.step(p, &mut self.rng, reseed);
-        self.set_progress(at);
-        d
+        let (rng, at) = self.parts();
+        at.step(p, rng, reseed)
     }
 }
 
@@ -200,18 +197,14 @@ impl<R> BackoffState<R> {
     /// RNG at each step, keeping `rng` for its owner).
     #[inline]
     pub fn new(policy: &Policy, rng: R) -> Self {
-        let Progress { retries, current, previous } = Progress::new(policy);
-        BackoffState { rng, retries, current, previous }
+        BackoffState { rng, retries: 0, current: 0.0, previous: policy.base_ns }
     }
 
+    /// The RNG, and the rest to step with.
     #[inline]
-    fn progress(&self) -> Progress {
-        Progress { retries: self.retries, current: self.current, previous: self.previous }
-    }
-
-    #[inline]
-    fn set_progress(&mut self, at: Progress) {
-        (self.retries, self.current, self.previous) = (at.retries, at.current, at.previous);
+    fn parts(&mut self) -> (&mut R, Cursor<'_>) {
+        let BackoffState { rng, retries, current, previous } = self;
+        (rng, Cursor { retries, current, previous })
     }
 
     /// How many delays this state has yielded since it was made or reset (saturating at
@@ -234,7 +227,7 @@ impl<R> BackoffState<R> {
     /// it was: the next operation draws new jitter.)
     #[inline]
     pub fn reset(&mut self, policy: &Policy) {
-        self.set_progress(Progress::new(policy));
+        (self.retries, self.current, self.previous) = (0, 0.0, policy.base_ns);
     }
 
     /// The delay before the next retry under `policy` (the one this state was made with),
@@ -251,10 +244,7 @@ impl<R> BackoffState<R> {
     /// (about 584 years).
     #[inline]
     pub fn next_delay_nanos_with(&mut self, policy: &Policy, rng: &mut impl RngCore) -> Option<u64> {
-        let mut at = self.progress();
-        let d = at.step(policy, rng, &mut None);
-        self.set_progress(at);
-        d
+        self.parts().1.step(policy, rng, &mut None)
     }
 }
 
