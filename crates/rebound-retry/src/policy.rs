@@ -22,7 +22,8 @@
 //! operation may take, which executors enforce with their clock.
 //!
 //! Arithmetic saturates: delays never exceed `u64::MAX` nanoseconds (about 584 years), retry
-//! counts are `u64`, and the schedule stops growing at the cap.
+//! counts saturate at `u32::MAX` (a backoff stops there if its policy has a limit, however high,
+//! and goes on if it has none), and the schedule stops growing at the cap.
 
 mod state;
 
@@ -78,6 +79,9 @@ pub struct Policy {
     /// yields that many); `limited` tells the two apart.
     retry_limit: u64,
     limited: bool,
+    /// The most retries a [`BackoffState`] yields, its count being 32 bits: `retry_limit` up to
+    /// `u32::MAX`; `u32::MAX` without a limit too, where the count then stays (`limited`).
+    state_limit: u32,
     base_ns: f64,
     cap_ns: f64,
     /// Growth as `next = current * factor + step_ns`: factor 1 and step 0 (constant), factor 1
@@ -280,7 +284,8 @@ impl PolicyBuilder {
         self.jitter_after_cap = yes;
         self
     }
-    /// At most `n` retries (`n + 1` attempts). 0 is allowed and means "never retry".
+    /// At most `n` retries (`n + 1` attempts). 0 is allowed and means "never retry". A backoff
+    /// counts retries in 32 bits: a limit above 4 294 967 295 acts as that many.
     pub const fn max_retries(mut self, n: u64) -> Self {
         self.max_retries = Some(n);
         self
@@ -369,6 +374,7 @@ impl PolicyBuilder {
             jitter_after_cap: self.jitter_after_cap,
             retry_limit: max_retries.unwrap_or(u64::MAX),
             limited: max_retries.is_some(),
+            state_limit: max_retries.map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             draw: match jitter {
                 Jitter::None => Draw::None,
                 Jitter::Full => Draw::Full,
@@ -410,7 +416,8 @@ impl<R: RngCore> PolicyBackoff<R> {
         &self.policy
     }
 
-    /// How many delays this backoff has yielded since it was made or reset.
+    /// How many delays this backoff has yielded since it was made or reset (saturating at
+    /// `u32::MAX`).
     pub fn retries(&self) -> u64 {
         self.state.retries()
     }

@@ -73,6 +73,7 @@ pub mod bench;
 mod bounds;
 pub mod capacity;
 pub mod chunked;
+mod client_rng;
 pub mod contend;
 pub mod delay;
 pub mod graph;

@@ -3,9 +3,12 @@
 //!
 //! A per-call policy (`constant`, `linear`, `exponential`) is kept once, and each client has
 //! its own [`BackoffState`] under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
-//! the policy's copy: 56 bytes instead of 224), seeded from the run's seed and the client's
-//! number and reset at the start of each request. A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients,
-//! as S4's workers share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
+//! the policy's copy and without its RNG: 24 bytes instead of 224), reset at the start of each
+//! request. Its jitter RNG, seeded from the run's seed and the client's number, is kept as a
+//! draw count in the state's place for an RNG (no more bytes; `client_rng.rs`).
+//!
+//! A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients, as S4's workers
+//! share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.
@@ -26,8 +29,8 @@
 //! executor does: sorting the window per attempt made a run 60 times slower, and 16 new
 //! latencies move the percentile by at most 16 ranks of the window (1.6 % of a full one).
 
+use crate::client_rng::ClientRngs;
 use crate::queue::Nanos;
-use rand::rngs::SmallRng;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
 use rebound_retry::{
@@ -52,9 +55,8 @@ pub struct Retrier {
     /// The policy's `max-elapsed`, and when each client's current request started.
     deadline: Option<(Duration, Vec<Nanos>)>,
     base: Instant,
-    /// The spec and seed, to give clients added by [`Retrier::grow`] their own state.
+    /// The spec, to give clients added by [`Retrier::grow`] their own state.
     spec: Spec,
-    seed: u64,
     breaker: Option<Breaker>,
     /// The hedging policy (`hedge=DELAY:MAX` or `hedge=pQ:MAX`), with its latency tracker.
     hedge: Option<HedgePolicy>,
@@ -84,9 +86,9 @@ struct BreakerClient {
 
 #[derive(Debug)]
 enum Backoffs {
-    /// The policy, once, and each client's state under it (56 bytes a client: the jitter RNG,
-    /// the retry count and the last two delays).
-    PerCall(Policy, Vec<BackoffState<SmallRng>>),
+    /// The policy, once, and each client's state under it (24 bytes a client: the retry count,
+    /// the last two delays and the count of its jitter RNG in [`ClientRngs`]).
+    PerCall(Policy, Vec<BackoffState<u32>>, ClientRngs),
     /// One responsive backoff shared by all clients.
     Responsive(ResponsiveState),
 }
@@ -114,8 +116,8 @@ impl Retrier {
     /// were validated when it was parsed.)
     pub fn new(spec: &Spec, clients: u32, seed: u64) -> Retrier {
         let backoff = if let Some(policy) = spec.policy() {
-            let states = (0..clients).map(|c| policy.state_seeded(client_seed(seed, c))).collect();
-            Backoffs::PerCall(*policy, states)
+            let states = vec![BackoffState::new(policy, 0); clients as usize];
+            Backoffs::PerCall(*policy, states, ClientRngs::new(seed))
         } else {
             let config = spec.responsive().copied().unwrap_or_default();
             Backoffs::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
@@ -128,7 +130,6 @@ impl Retrier {
             deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
             base: Instant::now(),
             spec: spec.clone(),
-            seed,
             breaker: spec.breaker().and_then(|b| b.build().ok()).map(|breaker| Breaker {
                 breaker,
                 clients: vec![BreakerClient::default(); clients as usize],
@@ -144,9 +145,10 @@ impl Retrier {
     /// request slots of a simulated service). Never shrinks.
     pub fn grow(&mut self, clients: u32) {
         let n = clients as usize;
-        if let Backoffs::PerCall(policy, b) = &mut self.backoff {
-            let from = b.len() as u32;
-            b.extend((from..clients).map(|c| policy.state_seeded(client_seed(self.seed, c))));
+        if let Backoffs::PerCall(policy, b, _) = &mut self.backoff {
+            if b.len() < n {
+                b.resize(n, BackoffState::new(policy, 0));
+            }
         }
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
@@ -227,7 +229,7 @@ impl Retrier {
     /// Asks the CPU for client `client`'s backoff state ahead of its use ([`crate::prefetch`]).
     #[inline]
     pub(crate) fn prefetch(&self, client: u32) {
-        if let Backoffs::PerCall(_, b) = &self.backoff {
+        if let Backoffs::PerCall(_, b, _) = &self.backoff {
             crate::prefetch::prefetch_at(b, client as usize);
         }
     }
@@ -235,7 +237,7 @@ impl Retrier {
     /// Client `client` starts a new request at `t`.
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {
-        if let Backoffs::PerCall(policy, b) = &mut self.backoff {
+        if let Backoffs::PerCall(policy, b, _) = &mut self.backoff {
             b[client as usize].reset(policy);
         }
         if let Some(br) = &mut self.breaker {
@@ -322,7 +324,13 @@ impl Retrier {
             b.on_failure(now);
         }
         let delay = match &mut self.backoff {
-            Backoffs::PerCall(policy, b) => b[client as usize].next_delay(policy),
+            Backoffs::PerCall(policy, b, rngs) => {
+                let state = &mut b[client as usize];
+                let mut count = *state.rng();
+                let delay = rngs.with(client, &mut count, |rng| state.next_delay_with(policy, rng));
+                *state.rng_mut() = count;
+                delay
+            }
             Backoffs::Responsive(r) => Some(r.on_failure()),
         }?;
         // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
@@ -367,6 +375,8 @@ mod tests {
     fn a_clients_backoff_state_is_small() {
         // The policy is kept once per run; each client holds only its state (issue 14: at most
         // 100 bytes per client in all).
-        assert!(std::mem::size_of::<rebound_retry::BackoffState<rand::rngs::SmallRng>>() <= 56);
+        // 24 bytes of backoff state, its jitter RNG's draw count included (a whole RNG, 32
+        // bytes, only for a client that drew more than `REPLAY_LIMIT` numbers).
+        assert!(std::mem::size_of::<rebound_retry::BackoffState<u32>>() <= 24);
     }
 }

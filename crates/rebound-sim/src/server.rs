@@ -15,15 +15,47 @@ use crate::delay::DelayModel;
 use crate::queue::{nanos, Nanos};
 use crate::scenario::{BacklogFull, Server};
 
-/// A request the server holds.
+/// A request the server holds: 20 bytes, for at most 100 bytes per client in all (issue 14;
+/// at its peak S5 at scale holds about 0.55 requests per client).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
+    /// The client; in a free slot, the next free slot ([`NONE`] for none).
     client: u32,
     seq: u32,
-    start: Nanos,
-    /// Bumped when the slot is freed, so that a stale tick is recognised.
-    gen: u32,
-    live: bool,
+    /// The arrival time in nanoseconds, as its low and high halves (a `u64` would align the
+    /// slot to 8 bytes and make it 24).
+    start: [u32; 2],
+    /// The generation in the low 31 bits, bumped (wrapping) when the slot is freed so that a
+    /// stale tick is recognised; [`LIVE`] while the slot holds a request.
+    gen_live: u32,
+}
+
+/// The bit of [`Slot::gen_live`] set while the slot holds a request.
+const LIVE: u32 = 1 << 31;
+
+/// No slot: the end of the free list.
+const NONE: u32 = u32::MAX;
+
+impl Slot {
+    #[inline]
+    fn new(client: u32, seq: u32, start: Nanos, gen: u32) -> Slot {
+        Slot { client, seq, start: [start as u32, (start >> 32) as u32], gen_live: gen | LIVE }
+    }
+
+    #[inline]
+    fn start(self) -> Nanos {
+        u64::from(self.start[0]) | u64::from(self.start[1]) << 32
+    }
+
+    #[inline]
+    fn live(self) -> bool {
+        self.gen_live & LIVE != 0
+    }
+
+    #[inline]
+    fn gen(self) -> u32 {
+        self.gen_live & !LIVE
+    }
 }
 
 /// What became of a connection attempt.
@@ -33,7 +65,7 @@ pub enum Arrival {
     Admitted {
         /// The slot.
         slot: u32,
-        /// The slot's generation.
+        /// The slot's generation, below 2³¹.
         gen: u32,
     },
     /// Waiting in the accept backlog (server paused).
@@ -70,7 +102,9 @@ pub struct S5Server {
     /// `d(c)` in nanoseconds, cached by concurrency.
     delays: Vec<Nanos>,
     slots: Vec<Slot>,
-    free: Vec<u32>,
+    /// The last slot freed, heading a list through the free slots' `client` (a stack: the slot
+    /// freed last is reused first), or [`NONE`].
+    free: u32,
     in_flight: u64,
     paused: bool,
     down: bool,
@@ -89,7 +123,7 @@ impl S5Server {
             model,
             delays: Vec::new(),
             slots: Vec::new(),
-            free: Vec::new(),
+            free: NONE,
             in_flight: 0,
             paused: false,
             down: false,
@@ -127,25 +161,23 @@ impl S5Server {
 
     fn admit(&mut self, client: u32, seq: u32, now: Nanos) -> (u32, u32) {
         self.in_flight += 1;
-        let slot = Slot { client, seq, start: now, gen: 0, live: true };
-        match self.free.pop() {
-            Some(i) => {
-                let s = &mut self.slots[i as usize];
-                *s = Slot { gen: s.gen, ..slot };
-                (i, s.gen)
-            }
-            None => {
-                self.slots.push(slot);
-                ((self.slots.len() - 1) as u32, 0)
-            }
+        if self.free == NONE {
+            self.slots.push(Slot::new(client, seq, now, 0));
+            return ((self.slots.len() - 1) as u32, 0);
         }
+        let i = self.free;
+        let s = &mut self.slots[i as usize];
+        self.free = s.client;
+        let gen = s.gen();
+        *s = Slot::new(client, seq, now, gen);
+        (i, gen)
     }
 
     fn release(&mut self, i: u32) {
         let s = &mut self.slots[i as usize];
-        s.live = false;
-        s.gen = s.gen.wrapping_add(1);
-        self.free.push(i);
+        s.gen_live = s.gen().wrapping_add(1) & !LIVE;
+        s.client = self.free;
+        self.free = i;
         self.in_flight -= 1;
     }
 
@@ -178,13 +210,13 @@ impl S5Server {
     #[inline]
     pub(crate) fn client_of(&self, slot: u32, gen: u32) -> Option<u32> {
         let s = self.slots.get(slot as usize)?;
-        (s.live && s.gen == gen).then_some(s.client)
+        (s.gen_live == gen | LIVE).then_some(s.client)
     }
 
     /// The tick of request `slot` (generation `gen`) at `now`.
     pub fn tick_at(&mut self, slot: u32, gen: u32, now: Nanos) -> TickResult {
         let s = self.slots[slot as usize];
-        if !s.live || s.gen != gen {
+        if s.gen_live != gen | LIVE {
             return TickResult::Nothing;
         }
         if self.paused {
@@ -194,7 +226,7 @@ impl S5Server {
         let d = self.delay(self.in_flight);
         let d =
             if self.slowdown == 1.0 { d } else { (d as f64 * self.slowdown).min(u64::MAX as f64) as Nanos };
-        let elapsed = now - s.start;
+        let elapsed = now - s.start();
         if elapsed < d {
             return TickResult::Again;
         }
@@ -220,7 +252,7 @@ impl S5Server {
     pub fn resume(&mut self, now: Nanos, mut due: impl FnMut(u32, u32, Nanos)) {
         self.paused = false;
         for i in std::mem::take(&mut self.held) {
-            due(i, self.slots[i as usize].gen, now);
+            due(i, self.slots[i as usize].gen(), now);
         }
         for (client, seq) in std::mem::take(&mut self.backlog) {
             let (slot, gen) = self.admit(client, seq, now);
@@ -236,7 +268,7 @@ impl S5Server {
             .slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.live)
+            .filter(|(_, s)| s.live())
             .map(|(i, s)| (i as u32, s.client, s.seq))
             .collect();
         self.held.clear();
@@ -254,5 +286,24 @@ impl S5Server {
     /// Sets the slowdown factor (1 = normal speed).
     pub fn set_slowdown(&mut self, f: f64) {
         self.slowdown = f;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Slot, LIVE};
+
+    #[test]
+    fn a_slot_is_small() {
+        // Issue 14: at most 100 bytes per client in all.
+        assert_eq!(std::mem::size_of::<Slot>(), 20);
+    }
+
+    #[test]
+    fn a_slot_keeps_its_start_and_generation() {
+        for (start, gen) in [(0, 0), (u64::MAX, LIVE - 1), (7 << 32 | 5, 3)] {
+            let s = Slot::new(1, 2, start, gen);
+            assert_eq!((s.start(), s.gen(), s.live()), (start, gen, true));
+        }
     }
 }

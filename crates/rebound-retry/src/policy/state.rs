@@ -7,6 +7,16 @@
 //! RNG, the retry count and the last two delays (56 bytes with a `SmallRng`) — and takes the
 //! policy by reference at each step. It yields exactly the delays a `PolicyBackoff` with the
 //! same policy and RNG yields (`PolicyBackoff` is one: a policy and a `BackoffState`).
+//!
+//! The RNG can live elsewhere too: [`Policy::state_without_rng`] makes a `BackoffState<()>` (24
+//! bytes) whose steps, [`BackoffState::next_delay_with`], take the RNG as an argument. Passing
+//! the same RNG at every step gives exactly the delays of a state that owns it, so an owner of
+//! millions of states can keep their RNGs in whatever form is smallest. In the RNG's place such
+//! a state can carry 4 bytes of its owner's at no cost (`BackoffState<u32>` is 24 bytes too):
+//! the simulator keeps there the draw count from which it rebuilds each client's RNG.
+//!
+//! A state counts retries in 32 bits, saturating: a policy whose `max-retries` exceeds
+//! 4 294 967 295 stops there; one without a limit goes on for ever.
 
 use super::{Draw, Policy};
 use crate::jitter::{nanos_to_u64, unit};
@@ -15,6 +25,11 @@ use rand::{RngCore, SeedableRng};
 use std::time::Duration;
 
 /// The delay sequence of one operation, driven by a policy held elsewhere.
+///
+/// `R` is the jitter RNG the state owns (a [`SmallRng`] by default), or, for a state given one
+/// at each step ([`next_delay_with`](Self::next_delay_with)), whatever its owner keeps in the
+/// RNG's place ([`rng_mut`](Self::rng_mut)): `()` for nothing, or a `u32` in what would be
+/// padding.
 ///
 /// ```
 /// use rebound_retry::Policy;
@@ -32,11 +47,21 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct BackoffState<R = SmallRng> {
     rng: R,
-    retries: u64,
+    /// Retries so far, saturating at `u32::MAX` (a 4-byte `R` then fills what would be the
+    /// struct's padding).
+    retries: u32,
     /// The last nominal (pre-jitter) delay, in nanoseconds.
     current: f64,
     /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
     previous: f64,
+}
+
+/// A state's place in its sequence, borrowed apart from its RNG (a step may borrow that RNG, or
+/// be given another).
+struct Cursor<'a> {
+    retries: &'a mut u32,
+    current: &'a mut f64,
+    previous: &'a mut f64,
 }
 
 impl Policy {
@@ -45,20 +70,105 @@ impl Policy {
     pub fn state_seeded(&self, seed: u64) -> BackoffState<SmallRng> {
         BackoffState::new(self, SmallRng::seed_from_u64(seed))
     }
+
+    /// The state of one operation under this policy, without an RNG of its own (24 bytes): each
+    /// step takes one ([`BackoffState::next_delay_with`]). Given the same RNG at every step, it
+    /// yields the delays of a state that owns that RNG ([`state_seeded`](Self::state_seeded)
+    /// with the seed the RNG was made from).
+    ///
+    /// ```
+    /// use rand::{rngs::SmallRng, SeedableRng};
+    /// use rebound_retry::{Jitter, Policy};
+    /// use std::time::Duration;
+    ///
+    /// let policy = Policy::exponential(Duration::from_millis(100), 2.0).jitter(Jitter::Full).build()?;
+    /// let (mut owned, mut bare) = (policy.state_seeded(7), policy.state_without_rng());
+    /// let mut rng = SmallRng::seed_from_u64(7);
+    /// for _ in 0..5 {
+    ///     assert_eq!(bare.next_delay_with(&policy, &mut rng), owned.next_delay(&policy));
+    /// }
+    /// # Ok::<(), rebound_retry::ConfigError>(())
+    /// ```
+    pub fn state_without_rng(&self) -> BackoffState<()> {
+        BackoffState::new(self, ())
+    }
+}
+
+impl Cursor<'_> {
+    /// The next delay in nanoseconds (saturating at `u64::MAX`), drawing jitter from `rng` and
+    /// running `reseed` (once) on it before the first draw.
+    #[inline]
+    fn step<G: RngCore>(self, p: &Policy, rng: &mut G, reseed: &mut Option<fn(&mut G)>) -> Option<u64> {
+        // The count saturates at `u32::MAX`: there a limited policy stops (at its limit or
+        // there, whichever comes first) and an unlimited one goes on, its count held below the
+        // maximum so that the increment below never overflows.
+        if *self.retries >= p.state_limit {
+            if p.limited {
+                return None;
+            }
+            *self.retries = u32::MAX - 1;
+        }
+        let grown = if *self.retries == 0 {
+            p.base_ns
+        } else if *self.current >= p.cap_ns {
+            // Once at the cap the schedule stays there (a constant one too, whose delay is
+            // then the cap): skipping the arithmetic gives the same delay and lets a
+            // long-lived backoff's calls overlap.
+            p.cap_ns
+        } else {
+            // Exact for each schedule: `current * 1 + step`, `current * factor + 0`, and a
+            // constant schedule's `current` is its base.
+            *self.current * p.factor + p.step_ns
+        };
+        // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
+        // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
+        let nominal = if grown < p.cap_ns { grown } else { p.cap_ns };
+        if nominal >= p.stop_at_ns {
+            return None;
+        }
+        *self.current = nominal;
+        *self.retries += 1;
+        // Without jitter the nominal delay is delivered as is (it is already capped); full
+        // jitter of a capped delay stays under the cap, so once seeded it is drawn inline.
+        let d = match p.draw {
+            Draw::None => nominal,
+            Draw::Full => {
+                if let Some(reseed) = reseed.take() {
+                    reseed(rng);
+                }
+                nominal * unit(rng)
+            }
+            Draw::Other => jittered(p, nominal, *self.previous, rng, reseed),
+        };
+        *self.previous = d;
+        // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
+        Some(nanos_to_u64(d))
+    }
+}
+
+/// The jittered delay for a nominal one (`previous`: the last delay delivered), capped unless
+/// jitter goes after the cap. Kept out of line so that the rest of a step is small enough to
+/// inline.
+#[inline(never)]
+fn jittered<G: RngCore>(
+    p: &Policy,
+    nominal: f64,
+    previous: f64,
+    rng: &mut G,
+    reseed: &mut Option<fn(&mut G)>,
+) -> f64 {
+    if let Some(reseed) = reseed.take() {
+        reseed(rng);
+    }
+    let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, previous, rng);
+    if p.jitter_after_cap {
+        d
+    } else {
+        d.min(p.cap_ns)
+    }
 }
 
 impl<R: RngCore> BackoffState<R> {
-    /// A fresh state under `policy`, drawing its jitter from `rng`.
-    #[inline]
-    pub fn new(policy: &Policy, rng: R) -> Self {
-        BackoffState { rng, retries: 0, current: 0.0, previous: policy.base_ns }
-    }
-
-    /// How many delays this state has yielded since it was made or reset.
-    pub fn retries(&self) -> u64 {
-        self.retries
-    }
-
     /// The delay before the next retry under `policy` (the one this state was made with), or
     /// `None` when the policy allows no more retries.
     #[inline]
@@ -73,86 +183,93 @@ impl<R: RngCore> BackoffState<R> {
         self.step(policy, &mut None)
     }
 
-    /// Starts the sequence over, as for a new operation.
-    #[inline]
-    pub fn reset(&mut self, policy: &Policy) {
-        self.retries = 0;
-        self.current = 0.0;
-        self.previous = policy.base_ns;
-    }
-
     /// [`next_delay`](Self::next_delay) in nanoseconds (saturating at `u64::MAX`), running
     /// `reseed` (once) before the first jitter draw.
     #[inline]
     pub(super) fn step(&mut self, p: &Policy, reseed: &mut Option<fn(&mut R)>) -> Option<u64> {
-        if self.retries >= p.retry_limit {
-            return None;
-        }
-        let grown = if self.retries == 0 {
-            p.base_ns
-        } else if self.current >= p.cap_ns {
-            // Once at the cap the schedule stays there (a constant one too, whose delay is
-            // then the cap): skipping the arithmetic gives the same delay and lets a
-            // long-lived backoff's calls overlap.
-            p.cap_ns
-        } else {
-            // Exact for each schedule: `current * 1 + step`, `current * factor + 0`, and a
-            // constant schedule's `current` is its base.
-            self.current * p.factor + p.step_ns
-        };
-        // `grown` is never NaN (base, step and the last delay are finite and >= 0, the factor
-        // finite and >= 1), so a plain comparison caps it, as `f64::min` would, but cheaper.
-        let nominal = if grown < p.cap_ns { grown } else { p.cap_ns };
-        if nominal >= p.stop_at_ns {
-            return None;
-        }
-        self.current = nominal;
-        self.retries = self.retries.saturating_add(1);
-        // Without jitter the nominal delay is delivered as is (it is already capped); full
-        // jitter of a capped delay stays under the cap, so once seeded it is drawn inline.
-        let d = match p.draw {
-            Draw::None => nominal,
-            Draw::Full => {
-                if let Some(reseed) = reseed.take() {
-                    reseed(&mut self.rng);
-                }
-                nominal * unit(&mut self.rng)
-            }
-            Draw::Other => self.jittered(p, nominal, reseed),
-        };
-        self.previous = d;
-        // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
-        Some(nanos_to_u64(d))
+        let (rng, at) = self.parts();
+        at.step(p, rng, reseed)
+    }
+}
+
+impl<R> BackoffState<R> {
+    /// A fresh state under `policy`, drawing its jitter from `rng` (or, for a state given its
+    /// RNG at each step, keeping `rng` for its owner).
+    #[inline]
+    pub fn new(policy: &Policy, rng: R) -> Self {
+        BackoffState { rng, retries: 0, current: 0.0, previous: policy.base_ns }
     }
 
-    /// The jittered delay for a nominal one, capped unless jitter goes after the cap. Kept out
-    /// of line so that the rest of `step` is small enough to inline.
-    #[inline(never)]
-    fn jittered(&mut self, p: &Policy, nominal: f64, reseed: &mut Option<fn(&mut R)>) -> f64 {
-        if let Some(reseed) = reseed.take() {
-            reseed(&mut self.rng);
-        }
-        let d = p.jitter.apply(nominal, p.base_ns, p.cap_ns, self.previous, &mut self.rng);
-        if p.jitter_after_cap {
-            d
-        } else {
-            d.min(p.cap_ns)
-        }
+    /// The RNG, and the rest to step with.
+    #[inline]
+    fn parts(&mut self) -> (&mut R, Cursor<'_>) {
+        let BackoffState { rng, retries, current, previous } = self;
+        (rng, Cursor { retries, current, previous })
+    }
+
+    /// How many delays this state has yielded since it was made or reset (saturating at
+    /// `u32::MAX`).
+    pub fn retries(&self) -> u64 {
+        u64::from(self.retries)
+    }
+
+    /// The RNG the state owns, or what its owner keeps in its place.
+    pub fn rng(&self) -> &R {
+        &self.rng
+    }
+
+    /// The RNG the state owns, or what its owner keeps in its place, to change.
+    pub fn rng_mut(&mut self) -> &mut R {
+        &mut self.rng
+    }
+
+    /// Starts the sequence over, as for a new operation. (An RNG the state owns goes on where
+    /// it was: the next operation draws new jitter.)
+    #[inline]
+    pub fn reset(&mut self, policy: &Policy) {
+        (self.retries, self.current, self.previous) = (0, 0.0, policy.base_ns);
+    }
+
+    /// The delay before the next retry under `policy` (the one this state was made with),
+    /// drawing jitter from `rng` instead of an RNG the state owns; `None` when the policy
+    /// allows no more retries. Draws as [`next_delay`](Self::next_delay) does: one
+    /// [`RngCore::next_u64`] per delay for the uniform jitters, one or more for the normal
+    /// ones (a ziggurat draw), none without jitter.
+    #[inline]
+    pub fn next_delay_with(&mut self, policy: &Policy, rng: &mut impl RngCore) -> Option<Duration> {
+        self.next_delay_nanos_with(policy, rng).map(Duration::from_nanos)
+    }
+
+    /// [`next_delay_with`](Self::next_delay_with) in nanoseconds, saturating at `u64::MAX`
+    /// (about 584 years).
+    #[inline]
+    pub fn next_delay_nanos_with(&mut self, policy: &Policy, rng: &mut impl RngCore) -> Option<u64> {
+        self.parts().1.step(policy, rng, &mut None)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::Backoff;
+    use rand::{rngs::SmallRng, SeedableRng};
+
+    /// One spec per jitter kind (and schedule), capped and not, the cap before and after jitter.
+    const SPECS: [&str; 10] = [
+        "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
+        "exponential:base=100ms,factor=2,cap=1m,jitter=decorrelated,max-retries=20",
+        "linear:base=10ms,step=5ms,cap=1s,jitter=full,max-retries=9",
+        "constant:base=100ms,max-retries=3",
+        "exponential:base=10ms,factor=3,cap=2s,jitter=equal",
+        "exponential:base=10ms,factor=1.5,cap=1s,jitter=thain,stop-at=900ms",
+        "linear:base=1s,step=1s,jitter=randomization:0.5",
+        "exponential:base=50ms,factor=2,cap=10s,jitter=randomization:0.5:200ms",
+        "exponential:base=50ms,factor=2,cap=10s,jitter=normal:0.3",
+        "constant:base=0s,jitter=full,max-attempts=4",
+    ];
 
     #[test]
     fn a_state_yields_the_delays_of_a_seeded_backoff() {
-        for spec in [
-            "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
-            "exponential:base=100ms,factor=2,cap=1m,jitter=decorrelated,max-retries=20",
-            "linear:base=10ms,step=5ms,cap=1s,jitter=full,max-retries=9",
-            "constant:base=100ms,max-retries=3",
-        ] {
+        for spec in SPECS {
             let policy = *spec.parse::<crate::Spec>().unwrap().policy().unwrap();
             let (mut backoff, mut state) = (policy.backoff_seeded(42), policy.state_seeded(42));
             for round in 0..3 {
@@ -164,5 +281,62 @@ mod tests {
                 backoff.reset();
             }
         }
+    }
+
+    /// A state without an RNG, given the RNG at each step, yields exactly the delays (and the
+    /// nanoseconds) of a seeded backoff, for every jitter kind, across resets (the RNG goes on).
+    #[test]
+    fn a_state_without_rng_yields_the_delays_of_a_seeded_backoff() {
+        for (i, spec) in SPECS.into_iter().enumerate() {
+            let policy = *spec.parse::<crate::Spec>().unwrap().policy().unwrap();
+            let seed = 1000 + i as u64;
+            let (mut backoff, mut state) = (policy.backoff_seeded(seed), policy.state_without_rng());
+            let mut rng = SmallRng::seed_from_u64(seed);
+            for round in 0..3 {
+                for n in 0..12 {
+                    let (got, want) = if n % 2 == 0 {
+                        (state.next_delay_with(&policy, &mut rng), backoff.next_delay())
+                    } else {
+                        let got = state.next_delay_nanos_with(&policy, &mut rng);
+                        (
+                            got.map(std::time::Duration::from_nanos),
+                            backoff.next_delay_nanos().map(std::time::Duration::from_nanos),
+                        )
+                    };
+                    assert_eq!(got, want, "{spec}, round {round}, delay {n}");
+                }
+                assert_eq!(state.retries(), backoff.retries());
+                state.reset(&policy);
+                backoff.reset();
+            }
+        }
+    }
+
+    /// The count saturates at `u32::MAX`: a limited policy stops there, however high its limit;
+    /// an unlimited one goes on.
+    #[test]
+    fn the_retry_count_saturates() {
+        use crate::Policy;
+        let ms = std::time::Duration::from_millis;
+        for (max, more) in [(Some(5_000_000_000), false), (Some(u64::MAX), false), (None, true)] {
+            let b = Policy::exponential(ms(1), 2.0).cap(ms(10));
+            let policy = max.map_or(b, |n| b.max_retries(n)).build().unwrap();
+            let mut state = policy.state_without_rng();
+            state.retries = u32::MAX - 1;
+            state.current = 10e6;
+            let mut rng = SmallRng::seed_from_u64(1);
+            assert_eq!(state.next_delay_with(&policy, &mut rng), Some(ms(10)), "{max:?}");
+            assert_eq!(state.retries(), u64::from(u32::MAX));
+            let next = state.next_delay_with(&policy, &mut rng);
+            assert_eq!((next, state.retries()), (more.then_some(ms(10)), u64::from(u32::MAX)), "{max:?}");
+        }
+    }
+
+    #[test]
+    fn a_state_without_rng_is_small() {
+        // Issue 14: a simulator keeps one per client.
+        assert_eq!(std::mem::size_of::<super::BackoffState<()>>(), 24);
+        assert_eq!(std::mem::size_of::<super::BackoffState<u32>>(), 24);
+        assert_eq!(std::mem::size_of::<super::BackoffState<SmallRng>>(), 56);
     }
 }

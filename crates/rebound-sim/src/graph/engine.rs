@@ -3,7 +3,7 @@
 use super::service::{Svc, SvcKind};
 use super::stats::Roots;
 use super::topology::Topology;
-use super::users::User;
+use super::users::Users;
 use crate::queue::{nanos, Ahead, EventQueue, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
@@ -107,7 +107,7 @@ pub(super) struct Engine<'a> {
     pub measured: Measured,
     pub arrivals: Option<(Exp<f64>, SmallRng)>,
     pub timeout: Nanos,
-    pub users: Vec<User>,
+    pub users: Users,
     pub free_users: Vec<u32>,
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
@@ -179,11 +179,9 @@ pub fn run_measured(
 /// [`crate::prefetch`]): far ahead, the user or the server slot; near, the user's backoff state
 /// and the user of the slot (found in the slot fetched by the far look).
 #[inline(always)]
-fn prefetch(users: &[User], retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
+fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
     match (*ev, look) {
-        (Ev::Timeout(c, _) | Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => {
-            crate::prefetch::prefetch_at(users, c as usize)
-        }
+        (Ev::Timeout(c, _) | Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => users.prefetch(c),
         (Ev::Think(c) | Ev::Retry(c) | Ev::Timeout(c, _), Ahead::Near) => retrier.prefetch(c),
         (Ev::Tick(s, slot, gen), look) => {
             if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
@@ -191,7 +189,7 @@ fn prefetch(users: &[User], retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahea
                     Ahead::Far => server.prefetch(slot),
                     Ahead::Near => {
                         if let Some(Caller::User(u)) = server.client_of(slot, gen).map(Caller::decode) {
-                            crate::prefetch::prefetch_at(users, u as usize);
+                            users.prefetch(u);
                         }
                     }
                 }
@@ -223,7 +221,7 @@ impl<'a> Engine<'a> {
             measured: Measured::default(),
             arrivals: open,
             timeout: nanos(sc.clients.timeout),
-            users: vec![User::default(); n as usize],
+            users: Users::new(n),
             free_users: Vec::new(),
             retrier: Retrier::new(spec, n, sc.seed),
             svcs,

@@ -180,9 +180,8 @@ impl Engine<'_> {
     fn send_copy(&mut self, t: Nanos, caller: Caller, seq: u32) -> bool {
         let (to, root) = match caller {
             Caller::User(c) => {
-                let u = &mut self.users[c as usize];
-                u.tries = u.tries.saturating_add(1);
-                let root = u.root;
+                self.users[c as usize].add_try();
+                let root = self.users.root(c);
                 self.rec.at(t).sent += 1;
                 (self.topo.entry, root)
             }

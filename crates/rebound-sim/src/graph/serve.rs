@@ -143,10 +143,7 @@ impl Engine<'_> {
     #[inline]
     pub(super) fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
         match caller {
-            Caller::User(u) => {
-                let u = self.users[u as usize];
-                u.waiting && u.seq == seq
-            }
+            Caller::User(u) => self.users[u as usize].waits_for(seq),
             Caller::Job(s, j) => {
                 let job = self.svcs[s as usize].jobs[j as usize];
                 job.live && job.waiting && job.seq == seq

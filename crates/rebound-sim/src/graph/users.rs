@@ -6,18 +6,113 @@ use crate::queue::{nanos, Nanos};
 use rand_distr::Distribution;
 use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
+use std::ops::{Index, IndexMut};
 use std::time::Duration;
 
-/// A user's current request.
+/// A user's current request (8 bytes: issue 14 allows 100 bytes per client in all).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct User {
     /// The attempt number, never reset (so that a stale answer is recognised).
     pub seq: u32,
-    pub waiting: bool,
+    /// Attempts of the current request so far (saturating at 2³¹ − 1) and, in the top bit,
+    /// whether the user waits for an answer.
+    tries_waiting: u32,
+}
+
+/// The top bit of [`User::tries_waiting`].
+const WAITING: u32 = 1 << 31;
+
+impl User {
+    /// Whether the user waits for the answer to its attempt `seq`.
+    #[inline]
+    pub fn waits_for(self, seq: u32) -> bool {
+        self.tries_waiting & WAITING != 0 && self.seq == seq
+    }
+
+    #[inline]
+    pub fn set_waiting(&mut self, waiting: bool) {
+        self.tries_waiting =
+            if waiting { self.tries_waiting | WAITING } else { self.tries_waiting & !WAITING };
+    }
+
     /// Attempts of the current request so far.
-    pub tries: u32,
-    /// The current request's tally ([`super::stats::Roots`]).
-    pub root: u32,
+    #[inline]
+    pub fn tries(self) -> u32 {
+        self.tries_waiting & !WAITING
+    }
+
+    /// A new request: no attempts yet.
+    #[inline]
+    pub fn clear_tries(&mut self) {
+        self.tries_waiting &= WAITING;
+    }
+
+    /// Counts one more attempt, saturating at 2³¹ − 1.
+    #[inline]
+    pub fn add_try(&mut self) {
+        if self.tries() < !WAITING {
+            self.tries_waiting += 1;
+        }
+    }
+}
+
+/// Every user's request, and (only when services make calls) each request's tally in
+/// [`super::stats::Roots`], indexed by user.
+#[derive(Debug, Default)]
+pub(super) struct Users {
+    list: Vec<User>,
+    roots: Vec<u32>,
+}
+
+impl Users {
+    /// `n` users, none of them waiting.
+    pub fn new(n: u32) -> Users {
+        Users { list: vec![User::default(); n as usize], roots: Vec::new() }
+    }
+
+    /// Adds a user; its number is the old [`Users::len`].
+    pub fn push(&mut self, u: User) {
+        self.list.push(u);
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Asks the CPU for user `c`'s record ahead of its use ([`crate::prefetch`]).
+    #[inline]
+    pub fn prefetch(&self, c: u32) {
+        crate::prefetch::prefetch_at(&self.list, c as usize);
+    }
+
+    /// User `c`'s request's tally (0 until [`Users::set_root`], which only calls need).
+    #[inline]
+    pub fn root(&self, c: u32) -> u32 {
+        self.roots.get(c as usize).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn set_root(&mut self, c: u32, root: u32) {
+        if self.roots.len() <= c as usize {
+            self.roots.resize(self.list.len().max(c as usize + 1), 0);
+        }
+        self.roots[c as usize] = root;
+    }
+}
+
+impl Index<usize> for Users {
+    type Output = User;
+    #[inline]
+    fn index(&self, c: usize) -> &User {
+        &self.list[c]
+    }
+}
+
+impl IndexMut<usize> for Users {
+    #[inline]
+    fn index_mut(&mut self, c: usize) -> &mut User {
+        &mut self.list[c]
+    }
 }
 
 pub(super) enum Failure {
@@ -30,9 +125,10 @@ impl Engine<'_> {
     pub(super) fn user_start(&mut self, t: Nanos, c: u32) {
         self.retrier.start(c, t);
         let u = &mut self.users[c as usize];
-        u.tries = 0;
+        u.clear_tries();
         if self.calls {
-            u.root = self.roots.open();
+            let root = self.roots.open();
+            self.users.set_root(c, root);
         }
         self.user_send(t, c);
     }
@@ -63,8 +159,7 @@ impl Engine<'_> {
 
     #[inline]
     fn is_waiting(&self, c: u32, seq: u32) -> bool {
-        let u = self.users[c as usize];
-        u.waiting && u.seq == seq
+        self.users[c as usize].waits_for(seq)
     }
 
     #[inline]
@@ -84,9 +179,10 @@ impl Engine<'_> {
     pub(super) fn user_send_now(&mut self, t: Nanos, c: u32) {
         let u = &mut self.users[c as usize];
         u.seq = u.seq.wrapping_add(1);
-        u.waiting = true;
-        let (seq, root, first) = (u.seq, u.root, u.tries == 0);
-        u.tries = u.tries.saturating_add(1);
+        u.set_waiting(true);
+        let (seq, first) = (u.seq, u.tries() == 0);
+        u.add_try();
+        let root = self.users.root(c);
         self.rec.at(t).sent += 1;
         self.hedge_start(t, Caller::User(c), seq);
         if !self.arrive(t, self.topo.entry, Caller::User(c), seq, root, first)
@@ -123,7 +219,7 @@ impl Engine<'_> {
 
     #[inline]
     fn user_fail(&mut self, t: Nanos, c: u32, how: Failure) {
-        self.users[c as usize].waiting = false;
+        self.users[c as usize].set_waiting(false);
         let p = self.rec.at(t);
         let cause = match how {
             Failure::Error => {
@@ -154,7 +250,7 @@ impl Engine<'_> {
 
     #[inline]
     fn user_succeed(&mut self, t: Nanos, c: u32) {
-        self.users[c as usize].waiting = false;
+        self.users[c as usize].set_waiting(false);
         self.rec.at(t).ok += 1;
         let pause = self.retrier.on_success(c, t);
         self.rec.waited += pause.as_nanos();
@@ -165,11 +261,10 @@ impl Engine<'_> {
     /// The user's request is over (answered or given up): the next one (closed loop) or the
     /// slot's release (open loop).
     fn user_done(&mut self, t: Nanos, c: u32) {
-        let u = self.users[c as usize];
         if self.calls {
-            self.roots.release(u.root);
+            self.roots.release(self.users.root(c));
         } else {
-            self.roots.add(self.topo.entry, u.tries);
+            self.roots.add(self.topo.entry, self.users[c as usize].tries());
         }
         if self.arrivals.is_some() {
             self.free_users.push(c);
@@ -185,5 +280,28 @@ impl Engine<'_> {
             None => 0,
         };
         self.q.push(t.saturating_add(think), Ev::Think(c));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::User;
+
+    #[test]
+    fn a_user_is_small() {
+        // Issue 14: at most 100 bytes per client in all.
+        assert_eq!(std::mem::size_of::<User>(), 8);
+    }
+
+    #[test]
+    fn tries_saturate_beside_the_waiting_bit() {
+        let mut u = User { seq: 3, tries_waiting: super::WAITING - 2 };
+        u.set_waiting(true);
+        for _ in 0..3 {
+            u.add_try();
+        }
+        assert_eq!((u.tries(), u.waits_for(3), u.waits_for(4)), ((1 << 31) - 1, true, false));
+        u.set_waiting(false);
+        assert_eq!((u.tries(), u.waits_for(3)), ((1 << 31) - 1, false));
     }
 }
