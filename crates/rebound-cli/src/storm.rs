@@ -238,8 +238,12 @@ fn bench(policy: Option<&Spec>, clients: Option<u32>, seed: Option<u64>) -> Resu
     output::line(&format!("scenario: {}", describe(&scenario)))?;
     output::line(&format!("policy:   {}", r.policy))?;
     let cpu = b.cpu.map_or(String::new(), |c| format!(", {:.2} s CPU", c.as_secs_f64()));
+    let median = match b.runs.len() {
+        1 => String::new(),
+        n => format!("; median of {n} runs"),
+    };
     output::line(&format!(
-        "events:   {} in {wall:.2} s wall{cpu} = {:.2} million events/s (one core)",
+        "events:   {} in {wall:.2} s wall{cpu} = {:.2} million events/s (one core{median})",
         r.events,
         b.events_per_s() / 1e6
     ))?;
