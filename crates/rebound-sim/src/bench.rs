@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 /// The fewest clients `--bench --clients` takes: S5's own 1000.
 pub const MIN_CLIENTS: u32 = 1_000;
-/// The most clients `--bench --clients` takes (about 1.9 GB of memory with today's model).
+/// The most clients `--bench --clients` takes (about 1.3 GB of memory with today's model).
 pub const MAX_CLIENTS: u32 = 10_000_000;
 
 /// S5's scenario scaled to `clients`: the server's concurrency limit, `k` and backlog grow in
