@@ -52,7 +52,8 @@ pub struct BackoffState<R = SmallRng> {
     retries: u32,
     /// The last nominal (pre-jitter) delay, in nanoseconds.
     current: f64,
-    /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it).
+    /// The last delivered delay, in nanoseconds (decorrelated jitter grows from it): kept
+    /// only under the jitters that read it, the base delay under the others.
     previous: f64,
 }
 
@@ -138,9 +139,14 @@ impl Cursor<'_> {
                 }
                 nominal * unit(rng)
             }
-            Draw::Other => jittered(p, nominal, *self.previous, rng, reseed),
+            // Only these jitters read the last delay (decorrelated jitter grows from it), and
+            // a policy's draw never changes: the other arms need not keep it.
+            Draw::Other => {
+                let d = jittered(p, nominal, *self.previous, rng, reseed);
+                *self.previous = d;
+                d
+            }
         };
-        *self.previous = d;
         // Saturating: `d` is finite and >= 0, and at most `u64::MAX` nanoseconds.
         Some(nanos_to_u64(d))
     }
