@@ -43,6 +43,23 @@ pub const MAX_RUNGS: usize = 8;
 /// to a rung.
 const SHRINK: usize = 1 << 12;
 
+/// The most emptied bucket buffers kept for new buckets. Why: a bucket grows from nothing by
+/// doubling, through every size up to its own, and is freed when taken; with millions of events
+/// that churn leaves the allocator's pages of each size part-used (`rebound storm --bench
+/// --clients 1000000`: 175 → 168 bytes a client).
+const POOL: usize = 64;
+
+/// Pushes `e` into bucket `b`, giving an empty one a buffer from the pool.
+#[inline]
+fn put<T>(pool: &mut Vec<Vec<Entry<T>>>, b: &mut Vec<Entry<T>>, e: Entry<T>) {
+    if b.capacity() == 0 {
+        if let Some(buf) = pool.pop() {
+            *b = buf;
+        }
+    }
+    b.push(e);
+}
+
 /// One rung: `nb` buckets of width `2^shift` ns from `start`.
 #[derive(Debug)]
 struct Rung<T> {
@@ -84,6 +101,8 @@ pub struct LadderScheduler<T> {
     spare: Vec<Rung<T>>,
     /// Sorted by `(time, sequence)`, largest first.
     bottom: Vec<Entry<T>>,
+    /// Emptied bucket buffers, at most [`POOL`], for buckets that get their first event.
+    pool: Vec<Vec<Entry<T>>>,
     /// Inserts into the rungs on their way ([`staged`]).
     staged: staged::Stage<T>,
     len: usize,
@@ -99,6 +118,7 @@ impl<T> Default for LadderScheduler<T> {
             rungs: Vec::new(),
             spare: Vec::new(),
             bottom: Vec::new(),
+            pool: Vec::new(),
             staged: staged::Stage::new(),
             len: 0,
         }
@@ -143,7 +163,7 @@ impl<T> LadderScheduler<T> {
         // The order within a bucket does not matter: a bucket is sorted when taken.
         while let Some(e) = next() {
             let i = r.index(e.at);
-            r.buckets[i].push(e);
+            put(&mut self.pool, &mut r.buckets[i], e);
         }
         self.rungs.push(r);
     }
@@ -200,9 +220,13 @@ impl<T> LadderScheduler<T> {
                 });
                 continue;
             }
-            // The bucket's buffer becomes bottom and bottom's (empty) one is freed: a taken
-            // bucket keeps no memory, so the ladder holds about what is pending.
-            self.bottom = std::mem::take(&mut r.buckets[i]);
+            // The bucket's buffer becomes bottom, and bottom's (empty) one goes to the pool for
+            // a bucket to come: a taken bucket keeps no memory, so the ladder holds about what
+            // is pending.
+            let done = std::mem::replace(&mut self.bottom, std::mem::take(&mut r.buckets[i]));
+            if done.capacity() > 0 && self.pool.len() < POOL {
+                self.pool.push(done);
+            }
             self.bottom.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
             return true;
         }

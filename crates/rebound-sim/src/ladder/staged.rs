@@ -44,7 +44,7 @@ impl<T> LadderScheduler<T> {
         }
         if n > 2 * STAGE {
             let p = self.staged.pop_front().expect("staged");
-            self.rungs[p.rung as usize].buckets[p.bucket].push(p.entry);
+            super::put(&mut self.pool, &mut self.rungs[p.rung as usize].buckets[p.bucket], p.entry);
         }
     }
 
@@ -53,7 +53,7 @@ impl<T> LadderScheduler<T> {
     #[inline]
     pub(super) fn flush(&mut self) {
         while let Some(p) = self.staged.pop_front() {
-            self.rungs[p.rung as usize].buckets[p.bucket].push(p.entry);
+            super::put(&mut self.pool, &mut self.rungs[p.rung as usize].buckets[p.bucket], p.entry);
         }
     }
 }
