@@ -116,11 +116,6 @@ impl<T> Chunked<T> {
         }
         None
     }
-
-    /// Frees the spare block too.
-    pub fn shrink_to_fit(&mut self) {
-        self.spare = None;
-    }
 }
 
 #[cfg(test)]
