@@ -224,16 +224,20 @@ impl S5Server {
     /// The client of the request in slot `slot` (generation `gen`), if it is still there.
     #[inline]
     pub(crate) fn client_of(&self, slot: u32, gen: u32) -> Option<u32> {
-        let s = self.slots.get(slot as usize)?;
-        (s.gen_live == gen | LIVE).then_some(s.client)
+        self.live(slot, gen).map(|s| s.client)
+    }
+
+    /// Slot `slot`, if it still holds the request of generation `gen`.
+    #[inline]
+    fn live(&self, slot: u32, gen: u32) -> Option<Slot> {
+        self.slots.get(slot as usize).copied().filter(|s| s.gen_live == gen | LIVE)
     }
 
     /// The tick of request `slot` (generation `gen`) at `now`.
     pub fn tick_at(&mut self, slot: u32, gen: u32, now: Nanos) -> TickResult {
-        let s = self.slots[slot as usize];
-        if s.gen_live != gen | LIVE {
+        let Some(s) = self.live(slot, gen) else {
             return TickResult::Nothing;
-        }
+        };
         if self.paused {
             self.held.push(slot);
             return TickResult::Nothing;
