@@ -162,7 +162,7 @@ impl<T> LadderScheduler<T> {
         r.split = SPLIT * target / TARGET;
         // The order within a bucket does not matter: a bucket is sorted when taken.
         while let Some(e) = next() {
-            let i = r.index(e.at);
+            let i = r.index(e.at());
             put(&mut self.pool, &mut r.buckets[i], e);
         }
         self.rungs.push(r);
@@ -208,8 +208,8 @@ impl<T> LadderScheduler<T> {
             r.cur_start = r.bucket_start(r.cur);
             if r.buckets[i].len() > r.split && r.shift > 0 && depth < MAX_RUNGS {
                 let mut items = std::mem::take(&mut r.buckets[i]);
-                let lo = items.iter().map(|e| e.at).min().expect("not empty");
-                let hi = items.iter().map(|e| e.at).max().expect("not empty");
+                let lo = items.iter().map(Entry::at).min().expect("not empty");
+                let hi = items.iter().map(Entry::at).max().expect("not empty");
                 let last = hi.max(r.cur_start.saturating_sub(1));
                 self.add_rung(lo, last, items.len(), || {
                     let e = items.pop();
@@ -227,7 +227,7 @@ impl<T> LadderScheduler<T> {
             if done.capacity() > 0 && self.pool.len() < POOL {
                 self.pool.push(done);
             }
-            self.bottom.sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+            self.bottom.sort_unstable_by_key(|e| std::cmp::Reverse(e.packed()));
             return true;
         }
     }
@@ -237,7 +237,8 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
     #[inline]
     fn insert(&mut self, at: Nanos, seq: u64, item: T) {
         self.len += 1;
-        let e = Entry { at, seq, item };
+        let e = Entry::new(at, seq, item);
+        let at = e.at();
         if at >= self.top_start {
             if self.top.is_empty() {
                 (self.top_min, self.top_max) = (at, at);
@@ -253,7 +254,8 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
                 return self.stage(k, i, e);
             }
         }
-        let pos = self.bottom.partition_point(|x| x.key() > (at, seq));
+        let key = e.packed();
+        let pos = self.bottom.partition_point(|x| x.packed() > key);
         self.bottom.insert(pos, e);
     }
 
@@ -272,7 +274,7 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
         }
         let e = self.bottom.pop()?;
         self.len -= 1;
-        Some((e.at, e.seq, e.item))
+        Some(e.into_parts())
     }
 
     fn len(&self) -> usize {

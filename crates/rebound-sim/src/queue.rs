@@ -17,7 +17,7 @@
 
 use crate::chunked::Chunked;
 use crate::ladder::LadderScheduler;
-use crate::scheduler::{Entry, HeapScheduler, Scheduler};
+use crate::scheduler::{Entry, HeapScheduler, Scheduler, MAX_TIME};
 
 /// Virtual time in nanoseconds since the start of a run.
 pub type Nanos = u64;
@@ -106,7 +106,8 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         EventQueue { sched, lanes: Default::default(), seq: 0, popped: 0 }
     }
 
-    /// Schedules `event` at time `at`.
+    /// Schedules `event` at time `at` (an event later than
+    /// [`MAX_TIME`](crate::scheduler::MAX_TIME), 78 hours, is kept at that time).
     #[inline]
     pub fn push(&mut self, at: Nanos, event: E) {
         self.seq += 1;
@@ -121,8 +122,8 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         self.seq += 1;
         let fifo = &mut self.lanes[lane];
         match fifo.back() {
-            Some(last) if last.at > at => self.sched.insert(at, self.seq, event),
-            _ => fifo.push_back(Entry { at, seq: self.seq, item: event }),
+            Some(last) if last.at() > at.min(MAX_TIME) => self.sched.insert(at, self.seq, event),
+            _ => fifo.push_back(Entry::new(at, self.seq, event)),
         }
     }
 
@@ -185,7 +186,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         let (at, event) = if source == LANES {
             self.sched.pop().map(|(at, _, e)| (at, e))
         } else {
-            self.lanes[source].pop_front().map(|e| (e.at, e.item))
+            self.lanes[source].pop_front().map(|e| (e.at(), e.item))
         }?;
         self.popped += 1;
         Some((at, event))

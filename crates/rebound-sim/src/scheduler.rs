@@ -63,18 +63,61 @@ pub trait Scheduler<T> {
     }
 }
 
-/// An event with its key, as schedulers store it.
+/// The latest time an [`Entry`] holds: 2^48 − 1 ns, about 78 hours (a scenario lasts at most
+/// a day). An event scheduled later is kept at this time, after every earlier one.
+pub const MAX_TIME: Nanos = (1 << 48) - 1;
+
+/// The largest sequence number an [`Entry`] holds: 2^48 − 1, two hundred days of pushes at
+/// 16 M events/s. Numbers beyond it are kept as it, and events at one time that share it leave
+/// their order to the scheduler.
+pub const MAX_SEQ: u64 = (1 << 48) - 1;
+
+/// An event with its key, as schedulers store it: the time (48 bits) and the sequence number
+/// (48 bits) packed into 12 bytes, so that with an item of up to 12 bytes (aligned to 4) an
+/// entry takes 24 bytes rather than 32 — a third of what a pending event costs, and the
+/// simulator holds one or two per client. `(hi, lo)` orders as `(time, sequence)`.
 #[derive(Debug)]
 pub(crate) struct Entry<T> {
-    pub(crate) at: Nanos,
-    pub(crate) seq: u64,
+    /// The time (ns, ≤ [`MAX_TIME`]) in the top 48 bits, the sequence number's top 16 bits
+    /// below.
+    hi: u64,
+    /// The sequence number's low 32 bits.
+    lo: u32,
     pub(crate) item: T,
 }
 
 impl<T> Entry<T> {
+    /// The entry of `item` at `at` (kept at [`MAX_TIME`] at most) with sequence number `seq`
+    /// (kept at [`MAX_SEQ`] at most).
+    #[inline]
+    pub(crate) fn new(at: Nanos, seq: u64, item: T) -> Self {
+        let (at, seq) = (at.min(MAX_TIME), seq.min(MAX_SEQ));
+        Entry { hi: at << 16 | seq >> 32, lo: seq as u32, item }
+    }
+
+    /// The time, ns.
+    #[inline]
+    pub(crate) fn at(&self) -> Nanos {
+        self.hi >> 16
+    }
+
+    /// The key, `(time, sequence)`.
     #[inline]
     pub(crate) fn key(&self) -> (Nanos, u64) {
-        (self.at, self.seq)
+        (self.at(), (self.hi & 0xffff) << 32 | u64::from(self.lo))
+    }
+
+    /// The key as stored: orders as [`Entry::key`], cheaper to compare.
+    #[inline]
+    pub(crate) fn packed(&self) -> (u64, u32) {
+        (self.hi, self.lo)
+    }
+
+    /// The time, sequence number and item.
+    #[inline]
+    pub(crate) fn into_parts(self) -> (Nanos, u64, T) {
+        let (at, seq) = self.key();
+        (at, seq, self.item)
     }
 }
 
@@ -83,7 +126,7 @@ struct Reversed<T>(Entry<T>);
 
 impl<T> PartialEq for Reversed<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.0.key() == other.0.key()
+        self.0.packed() == other.0.packed()
     }
 }
 impl<T> Eq for Reversed<T> {}
@@ -94,7 +137,7 @@ impl<T> PartialOrd for Reversed<T> {
 }
 impl<T> Ord for Reversed<T> {
     fn cmp(&self, other: &Self) -> Ordering {
-        other.0.key().cmp(&self.0.key())
+        other.0.packed().cmp(&self.0.packed())
     }
 }
 
@@ -119,7 +162,7 @@ impl<T> std::fmt::Debug for HeapScheduler<T> {
 impl<T> Scheduler<T> for HeapScheduler<T> {
     #[inline]
     fn insert(&mut self, at: Nanos, seq: u64, item: T) {
-        self.heap.push(Reversed(Entry { at, seq, item }));
+        self.heap.push(Reversed(Entry::new(at, seq, item)));
     }
     #[inline]
     fn peek(&mut self) -> Option<(Nanos, u64)> {
@@ -127,9 +170,46 @@ impl<T> Scheduler<T> for HeapScheduler<T> {
     }
     #[inline]
     fn pop(&mut self) -> Option<(Nanos, u64, T)> {
-        self.heap.pop().map(|Reversed(e)| (e.at, e.seq, e.item))
+        self.heap.pop().map(|Reversed(e)| e.into_parts())
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A 12-byte event (the simulator's) makes a 24-byte entry.
+    #[test]
+    fn an_entry_of_a_twelve_byte_event_takes_24_bytes() {
+        assert_eq!(std::mem::size_of::<Entry<[u32; 3]>>(), 24);
+    }
+
+    /// Times and numbers past what an entry holds are kept at its maximum, so a late event
+    /// still comes after every earlier one.
+    #[test]
+    fn times_past_the_maximum_are_kept_at_it() {
+        let e = Entry::new(u64::MAX, u64::MAX, ());
+        assert_eq!(e.key(), (MAX_TIME, MAX_SEQ));
+        let mut h = HeapScheduler::default();
+        h.insert(u64::MAX, 1, "never");
+        h.insert(MAX_TIME - 1, 2, "last");
+        assert_eq!(h.pop(), Some((MAX_TIME - 1, 2, "last")));
+        assert_eq!(h.pop(), Some((MAX_TIME, 1, "never")));
+    }
+
+    proptest! {
+        /// The packed key gives back the time and number, and orders as they do.
+        #[test]
+        fn the_packed_key_orders_as_time_then_sequence(
+            a in (0..=MAX_TIME, 0..=MAX_SEQ), b in (0..=MAX_TIME, 0..=MAX_SEQ)
+        ) {
+            let (x, y) = (Entry::new(a.0, a.1, ()), Entry::new(b.0, b.1, ()));
+            prop_assert_eq!(x.key(), a);
+            prop_assert_eq!(x.packed().cmp(&y.packed()), a.cmp(&b));
+        }
     }
 }
