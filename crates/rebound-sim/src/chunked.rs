@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 
-/// Elements per block: 4096 (128 KiB blocks of the event queue's 32-byte entries).
+/// Elements per block: 4096 (96 KiB blocks of the event queue's 24-byte entries).
 pub const BLOCK: usize = 4096;
 
 /// A double-ended queue in blocks of [`BLOCK`] elements; see the [module docs](self).
