@@ -17,11 +17,13 @@
 //! `(time, sequence)`, so events leave in exactly the order of a heap: the structure changes the
 //! speed of a run, never its result (`tests/queue_golden.rs`, and a proptest below).
 
+mod bucket;
 mod staged;
 
 use crate::chunked::Chunked;
 use crate::queue::Nanos;
 use crate::scheduler::{Entry, Scheduler};
+use bucket::{Blocks, Bucket};
 
 /// Events per bucket a new rung aims at. Tuned on `rebound storm --bench --clients N`: 32 runs
 /// S5's storm at a million clients about as fast as 4 to 256 do, with an eighth of the buckets
@@ -39,27 +41,6 @@ pub const SPLIT: usize = 200;
 pub const MAX_BUCKETS: usize = 1 << 14;
 /// The most rungs at once; past it a large bucket is sorted.
 pub const MAX_RUNGS: usize = 8;
-/// A list of events this long or longer gives back half its memory when half of it has moved
-/// to a rung.
-const SHRINK: usize = 1 << 12;
-
-/// The most emptied bucket buffers kept for new buckets. Why: a bucket grows from nothing by
-/// doubling, through every size up to its own, and is freed when taken; with millions of events
-/// that churn leaves the allocator's pages of each size part-used (`rebound storm --bench
-/// --clients 1000000`: 175 → 168 bytes a client).
-const POOL: usize = 64;
-
-/// Pushes `e` into bucket `b`, giving an empty one a buffer from the pool.
-#[inline]
-fn put<T>(pool: &mut Vec<Vec<Entry<T>>>, b: &mut Vec<Entry<T>>, e: Entry<T>) {
-    if b.capacity() == 0 {
-        if let Some(buf) = pool.pop() {
-            *b = buf;
-        }
-    }
-    b.push(e);
-}
-
 /// One rung: `nb` buckets of width `2^shift` ns from `start`.
 #[derive(Debug)]
 struct Rung<T> {
@@ -71,7 +52,7 @@ struct Rung<T> {
     cur_start: Nanos,
     /// A bucket with more events than this is spread over a finer rung.
     split: usize,
-    buckets: Vec<Vec<Entry<T>>>,
+    buckets: Vec<Bucket<T>>,
 }
 
 impl<T> Rung<T> {
@@ -101,8 +82,8 @@ pub struct LadderScheduler<T> {
     spare: Vec<Rung<T>>,
     /// Sorted by `(time, sequence)`, largest first.
     bottom: Vec<Entry<T>>,
-    /// Emptied bucket buffers, at most [`POOL`], for buckets that get their first event.
-    pool: Vec<Vec<Entry<T>>>,
+    /// The buckets' blocks ([`bucket`]).
+    blocks: Blocks<T>,
     /// Inserts into the rungs on their way ([`staged`]).
     staged: staged::Stage<T>,
     len: usize,
@@ -118,7 +99,7 @@ impl<T> Default for LadderScheduler<T> {
             rungs: Vec::new(),
             spare: Vec::new(),
             bottom: Vec::new(),
-            pool: Vec::new(),
+            blocks: Blocks::default(),
             staged: staged::Stage::new(),
             len: 0,
         }
@@ -139,7 +120,13 @@ impl<T> std::fmt::Debug for LadderScheduler<T> {
 impl<T> LadderScheduler<T> {
     /// A rung over `[lo, last]` for the `n` events `next` yields (all within it), `TARGET`
     /// events per bucket.
-    fn add_rung(&mut self, lo: Nanos, last: Nanos, n: usize, mut next: impl FnMut() -> Option<Entry<T>>) {
+    fn add_rung(
+        &mut self,
+        lo: Nanos,
+        last: Nanos,
+        n: usize,
+        mut next: impl FnMut(&mut Blocks<T>) -> Option<Entry<T>>,
+    ) {
         let span = last - lo;
         let target = TARGET.max(n / MAX_BUCKETS);
         let want = (n / target).max(1) as u64;
@@ -156,14 +143,14 @@ impl<T> LadderScheduler<T> {
             buckets: Vec::new(),
         });
         if r.buckets.len() < nb {
-            r.buckets.resize_with(nb, Vec::new);
+            r.buckets.resize_with(nb, Bucket::default);
         }
         (r.start, r.shift, r.nb, r.cur, r.cur_start) = (lo, shift, nb, 0, lo);
         r.split = SPLIT * target / TARGET;
         // The order within a bucket does not matter: a bucket is sorted when taken.
-        while let Some(e) = next() {
+        while let Some(e) = next(&mut self.blocks) {
             let i = r.index(e.at());
-            put(&mut self.pool, &mut r.buckets[i], e);
+            r.buckets[i].push(e, &mut self.blocks);
         }
         self.rungs.push(r);
     }
@@ -174,7 +161,7 @@ impl<T> LadderScheduler<T> {
     fn rung_from_top(&mut self) {
         let mut items = std::mem::take(&mut self.top);
         let (lo, last) = (self.top_min, self.top_max);
-        self.add_rung(lo, last, items.len(), || items.pop_back());
+        self.add_rung(lo, last, items.len(), |_| items.pop_back());
         self.top = items;
         let r = &self.rungs[0];
         self.top_start = r.bucket_start(r.nb);
@@ -197,7 +184,7 @@ impl<T> LadderScheduler<T> {
                 r.cur += 1;
             }
             if r.cur == r.nb {
-                // Its buckets are empty; their buffers go, lest retired rungs hoard memory.
+                // Its buckets are empty (their blocks went back to the store when taken).
                 let mut retired = self.rungs.pop().expect("a rung is there");
                 retired.buckets.clear();
                 self.spare.push(retired);
@@ -208,25 +195,13 @@ impl<T> LadderScheduler<T> {
             r.cur_start = r.bucket_start(r.cur);
             if r.buckets[i].len() > r.split && r.shift > 0 && depth < MAX_RUNGS {
                 let mut items = std::mem::take(&mut r.buckets[i]);
-                let lo = items.iter().map(Entry::at).min().expect("not empty");
-                let hi = items.iter().map(Entry::at).max().expect("not empty");
+                let (lo, hi) = items.span(&self.blocks).expect("not empty");
                 let last = hi.max(r.cur_start.saturating_sub(1));
-                self.add_rung(lo, last, items.len(), || {
-                    let e = items.pop();
-                    if items.capacity() >= SHRINK && items.len() <= items.capacity() / 2 {
-                        items.shrink_to_fit();
-                    }
-                    e
-                });
+                // Each block goes back to the store as it empties, for the new rung to fill.
+                self.add_rung(lo, last, items.len(), |blocks| items.pop(blocks));
                 continue;
             }
-            // The bucket's buffer becomes bottom, and bottom's (empty) one goes to the pool for
-            // a bucket to come: a taken bucket keeps no memory, so the ladder holds about what
-            // is pending.
-            let done = std::mem::replace(&mut self.bottom, std::mem::take(&mut r.buckets[i]));
-            if done.capacity() > 0 && self.pool.len() < POOL {
-                self.pool.push(done);
-            }
+            r.buckets[i].drain_into(&mut self.bottom, &mut self.blocks);
             self.bottom.sort_unstable_by_key(|e| std::cmp::Reverse(e.packed()));
             return true;
         }

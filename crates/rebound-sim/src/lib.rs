@@ -79,6 +79,7 @@ pub mod delay;
 pub mod graph;
 pub mod ladder;
 pub mod map;
+pub mod paged;
 mod prefetch;
 pub mod queue;
 pub mod range;

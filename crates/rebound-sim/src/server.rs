@@ -12,6 +12,7 @@
 //! out included — is admitted at resume.
 
 use crate::delay::DelayModel;
+use crate::paged::Paged;
 use crate::queue::{nanos, Nanos};
 use crate::scenario::{BacklogFull, Server};
 
@@ -103,7 +104,9 @@ pub struct S5Server {
     delays: Vec<Nanos>,
     /// Delays at concurrencies beyond `delays`' range, recently computed: `(c, d(c))`.
     recent: Vec<(u64, Nanos)>,
-    slots: Vec<Slot>,
+    /// In pages ([`Paged`]): when a resumed server admits millions at once, the array grows
+    /// without a copy.
+    slots: Paged<Slot>,
     /// The last slot freed, heading a list through the free slots' `client` (a stack: the slot
     /// freed last is reused first), or [`NONE`].
     free: u32,
@@ -125,7 +128,7 @@ impl S5Server {
             model,
             delays: Vec::new(),
             recent: Vec::new(),
-            slots: Vec::new(),
+            slots: Paged::default(),
             free: NONE,
             in_flight: 0,
             paused: false,
@@ -218,7 +221,9 @@ impl S5Server {
     /// Asks the CPU for slot `slot` ahead of its tick ([`crate::prefetch`]).
     #[inline]
     pub(crate) fn prefetch(&self, slot: u32) {
-        crate::prefetch::prefetch_at(&self.slots, slot as usize);
+        if let Some(s) = self.slots.get(slot as usize) {
+            crate::prefetch::prefetch(s);
+        }
     }
 
     /// The client of the request in slot `slot` (generation `gen`), if it is still there.

@@ -38,13 +38,13 @@ impl<T> LadderScheduler<T> {
         if n > STAGE {
             let p = &self.staged[n - 1 - STAGE];
             let b = &mut self.rungs[p.rung as usize].buckets[p.bucket];
-            if let Some(end) = b.spare_capacity_mut().first() {
+            if let Some(end) = b.next_place() {
                 prefetch(end);
             }
         }
         if n > 2 * STAGE {
             let p = self.staged.pop_front().expect("staged");
-            super::put(&mut self.pool, &mut self.rungs[p.rung as usize].buckets[p.bucket], p.entry);
+            self.rungs[p.rung as usize].buckets[p.bucket].push(p.entry, &mut self.blocks);
         }
     }
 
@@ -53,7 +53,7 @@ impl<T> LadderScheduler<T> {
     #[inline]
     pub(super) fn flush(&mut self) {
         while let Some(p) = self.staged.pop_front() {
-            super::put(&mut self.pool, &mut self.rungs[p.rung as usize].buckets[p.bucket], p.entry);
+            self.rungs[p.rung as usize].buckets[p.bucket].push(p.entry, &mut self.blocks);
         }
     }
 }
