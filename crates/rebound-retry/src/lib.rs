@@ -113,7 +113,7 @@ pub use error::ConfigError;
 pub use hedge::hedge_async;
 pub use hedge::{AllFatal, Hedge, HedgeAfter, HedgeDelay, HedgePolicy, HedgeSpec, LatencyTracker};
 pub use jitter::Jitter;
-pub use policy::{BackoffState, Policy, PolicyBackoff, PolicyBuilder, Schedule};
+pub use policy::{BackoffState, LeanBackoffState, Policy, PolicyBackoff, PolicyBuilder, Schedule};
 pub use responsive::{Responsive, ResponsiveBuilder, ResponsiveConfig, ResponsiveMetrics, ResponsiveState};
 pub use retry::metrics::{CountersSnapshot, Metrics, NoMetrics, RetryCounters};
 pub use retry::outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};

@@ -25,8 +25,10 @@
 //! counts saturate at `u32::MAX` (a backoff stops there if its policy has a limit, however high,
 //! and goes on if it has none), and the schedule stops growing at the cap.
 
+mod lean;
 mod state;
 
+pub use lean::LeanBackoffState;
 pub use state::BackoffState;
 
 use crate::backoff::Backoff;

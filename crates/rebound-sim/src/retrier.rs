@@ -3,7 +3,8 @@
 //!
 //! A per-call policy (`constant`, `linear`, `exponential`) is kept once, and each client has
 //! its own [`BackoffState`] under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
-//! the policy's copy and without its RNG: 24 bytes instead of 224), reset at the start of each
+//! the policy's copy and without its RNG: 24 bytes instead of 224; a [`LeanBackoffState`], 16
+//! bytes, when the jitter does not read the last delay), reset at the start of each
 //! request. Its jitter RNG, seeded from the run's seed and the client's number, is kept as a
 //! draw count in the state's place for an RNG (no more bytes; `client_rng.rs`).
 //!
@@ -34,7 +35,8 @@ use crate::queue::Nanos;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
 use rebound_retry::{
-    BackoffState, BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, Policy, ResponsiveState, Spec,
+    BackoffState, BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, LeanBackoffState, Policy,
+    ResponsiveState, Spec,
 };
 use std::cell::Cell;
 use std::sync::Arc;
@@ -89,6 +91,9 @@ enum Backoffs {
     /// The policy, once, and each client's state under it (24 bytes a client: the retry count,
     /// the last two delays and the count of its jitter RNG in [`ClientRngs`]).
     PerCall(Policy, Vec<BackoffState<u32>>, ClientRngs),
+    /// As `PerCall`, for a policy whose jitter does not read the last delay (all but
+    /// decorrelated): 16 bytes a client, without the last delay ([`LeanBackoffState`]).
+    Lean(Policy, Vec<LeanBackoffState<u32>>, ClientRngs),
     /// One responsive backoff shared by all clients.
     Responsive(ResponsiveState),
 }
@@ -116,8 +121,14 @@ impl Retrier {
     /// were validated when it was parsed.)
     pub fn new(spec: &Spec, clients: u32, seed: u64) -> Retrier {
         let backoff = if let Some(policy) = spec.policy() {
-            let states = vec![BackoffState::new(policy, 0); clients as usize];
-            Backoffs::PerCall(*policy, states, ClientRngs::new(seed))
+            match policy.lean_state(0) {
+                Some(lean) => Backoffs::Lean(*policy, vec![lean; clients as usize], ClientRngs::new(seed)),
+                None => Backoffs::PerCall(
+                    *policy,
+                    vec![BackoffState::new(policy, 0); clients as usize],
+                    ClientRngs::new(seed),
+                ),
+            }
         } else {
             let config = spec.responsive().copied().unwrap_or_default();
             Backoffs::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
@@ -145,10 +156,10 @@ impl Retrier {
     /// request slots of a simulated service). Never shrinks.
     pub fn grow(&mut self, clients: u32) {
         let n = clients as usize;
-        if let Backoffs::PerCall(policy, b, _) = &mut self.backoff {
-            if b.len() < n {
-                b.resize(n, BackoffState::new(policy, 0));
-            }
+        match &mut self.backoff {
+            Backoffs::PerCall(policy, b, _) if b.len() < n => b.resize(n, BackoffState::new(policy, 0)),
+            Backoffs::Lean(policy, b, _) if b.len() < n => b.resize(n, policy.lean_state(0).expect("lean")),
+            _ => {}
         }
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
@@ -229,16 +240,20 @@ impl Retrier {
     /// Asks the CPU for client `client`'s backoff state ahead of its use ([`crate::prefetch`]).
     #[inline]
     pub(crate) fn prefetch(&self, client: u32) {
-        if let Backoffs::PerCall(_, b, _) = &self.backoff {
-            crate::prefetch::prefetch_at(b, client as usize);
+        match &self.backoff {
+            Backoffs::PerCall(_, b, _) => crate::prefetch::prefetch_at(b, client as usize),
+            Backoffs::Lean(_, b, _) => crate::prefetch::prefetch_at(b, client as usize),
+            Backoffs::Responsive(_) => {}
         }
     }
 
     /// Client `client` starts a new request at `t`.
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {
-        if let Backoffs::PerCall(policy, b, _) = &mut self.backoff {
-            b[client as usize].reset(policy);
+        match &mut self.backoff {
+            Backoffs::PerCall(policy, b, _) => b[client as usize].reset(policy),
+            Backoffs::Lean(_, b, _) => b[client as usize].reset(),
+            Backoffs::Responsive(_) => {}
         }
         if let Some(br) = &mut self.breaker {
             br.clients[client as usize] = BreakerClient::default();
@@ -331,6 +346,13 @@ impl Retrier {
                 *state.rng_mut() = count;
                 delay
             }
+            Backoffs::Lean(policy, b, rngs) => {
+                let state = &mut b[client as usize];
+                let mut count = *state.owner();
+                let delay = rngs.with(client, &mut count, |rng| state.next_delay_with(policy, rng));
+                *state.owner_mut() = count;
+                delay
+            }
             Backoffs::Responsive(r) => Some(r.on_failure()),
         }?;
         // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
@@ -363,7 +385,7 @@ impl Retrier {
             b.on_success(now, self.retried[client as usize]);
         }
         match &mut self.backoff {
-            Backoffs::PerCall(..) => Duration::ZERO,
+            Backoffs::PerCall(..) | Backoffs::Lean(..) => Duration::ZERO,
             Backoffs::Responsive(r) => r.on_success().unwrap_or_default(),
         }
     }
@@ -378,5 +400,7 @@ mod tests {
         // 24 bytes of backoff state, its jitter RNG's draw count included (a whole RNG, 32
         // bytes, only for a client that drew more than `REPLAY_LIMIT` numbers).
         assert!(std::mem::size_of::<rebound_retry::BackoffState<u32>>() <= 24);
+        // 16 under the jitters that do not read the last delay (all but decorrelated).
+        assert!(std::mem::size_of::<rebound_retry::LeanBackoffState<u32>>() <= 16);
     }
 }

@@ -59,10 +59,10 @@ pub struct BackoffState<R = SmallRng> {
 
 /// A state's place in its sequence, borrowed apart from its RNG (a step may borrow that RNG, or
 /// be given another).
-struct Cursor<'a> {
-    retries: &'a mut u32,
-    current: &'a mut f64,
-    previous: &'a mut f64,
+pub(super) struct Cursor<'a> {
+    pub(super) retries: &'a mut u32,
+    pub(super) current: &'a mut f64,
+    pub(super) previous: &'a mut f64,
 }
 
 impl Policy {
@@ -99,7 +99,12 @@ impl Cursor<'_> {
     /// The next delay in nanoseconds (saturating at `u64::MAX`), drawing jitter from `rng` and
     /// running `reseed` (once) on it before the first draw.
     #[inline]
-    fn step<G: RngCore>(self, p: &Policy, rng: &mut G, reseed: &mut Option<fn(&mut G)>) -> Option<u64> {
+    pub(super) fn step<G: RngCore>(
+        self,
+        p: &Policy,
+        rng: &mut G,
+        reseed: &mut Option<fn(&mut G)>,
+    ) -> Option<u64> {
         // The count saturates at `u32::MAX`: there a limited policy stops (at its limit or
         // there, whichever comes first) and an unlimited one goes on, its count held below the
         // maximum so that the increment below never overflows.

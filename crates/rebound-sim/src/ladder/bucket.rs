@@ -5,8 +5,8 @@
 //! part-used. At ten million clients the rungs held 14.6 million places for 9.9 million events
 //! (47 % more, 11 bytes a client; `rebound storm --bench --clients 10000000`). In blocks, a
 //! bucket holds at most one partly filled block beyond its events, a block is never copied to
-//! grow, and an emptied block goes back to the store for the next bucket that fills one: after
-//! the first rung the ladder allocates nothing.
+//! grow, and an emptied block goes back to the store (up to [`KEPT`] of them) for the next
+//! bucket that fills one.
 
 use crate::paged::Paged;
 use crate::queue::Nanos;
@@ -15,6 +15,13 @@ use crate::scheduler::Entry;
 /// Events per block (768 bytes of 24-byte entries): a bucket's spare room is less than one
 /// block, and a rung aims at [`TARGET`](super::TARGET) or more events a bucket.
 pub const BLOCK: usize = 32;
+
+/// The most emptied blocks the store keeps for reuse; it frees the rest. Why not keep them all:
+/// the event queue's lanes ([`crate::chunked`]) are lists of blocks of the same size, so a
+/// block freed here is the allocator's next block for a lane, and one a lane frees comes back
+/// here: when a storm moves millions of events from the ladder to a lane (clients' timeouts
+/// during an outage) and back, the memory follows them instead of being held twice.
+const KEPT: usize = 1024;
 
 /// The end of a chain.
 const NONE: u32 = u32::MAX;
@@ -60,11 +67,13 @@ impl<T> Blocks<T> {
         self.empty.pop().unwrap_or_else(|| Vec::with_capacity(BLOCK))
     }
 
-    /// Takes back `block` (emptied) for reuse.
+    /// Takes back `block` (emptied) for reuse, or frees it when [`KEPT`] are kept already.
     #[inline]
     fn recycle(&mut self, block: Vec<Entry<T>>) {
         debug_assert!(block.is_empty() && block.capacity() == BLOCK);
-        self.empty.push(block);
+        if self.empty.len() < KEPT {
+            self.empty.push(block);
+        }
     }
 
     /// Stores the full `block` ahead of chain `next`; returns its index.
