@@ -128,7 +128,7 @@ mod tests {
         let schedules = [
             Policy::constant(ms(100)),
             Policy::linear(ms(100), ms(50)),
-            Policy::exponential(ms(100), 2.718_28),
+            Policy::exponential(ms(100), 1.5),
         ];
         for jitter in jitters {
             for schedule in schedules {
