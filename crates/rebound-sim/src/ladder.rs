@@ -18,12 +18,14 @@
 //! speed of a run, never its result (`tests/queue_golden.rs`, and a proptest below).
 
 mod bucket;
+mod rung;
 mod staged;
 
 use crate::chunked::Chunked;
 use crate::queue::Nanos;
 use crate::scheduler::{Entry, Scheduler};
-use bucket::{Blocks, Bucket};
+use bucket::Blocks;
+use rung::Rung;
 
 /// Events per bucket a new rung aims at. Tuned on `rebound storm --bench --clients N`: 32 runs
 /// S5's storm at a million clients about as fast as 4 to 256 do, with an eighth of the buckets
@@ -41,31 +43,6 @@ pub const SPLIT: usize = 200;
 pub const MAX_BUCKETS: usize = 1 << 14;
 /// The most rungs at once; past it a large bucket is sorted.
 pub const MAX_RUNGS: usize = 8;
-/// One rung: `nb` buckets of width `2^shift` ns from `start`.
-#[derive(Debug)]
-struct Rung<T> {
-    start: Nanos,
-    shift: u32,
-    nb: usize,
-    /// The first bucket not yet taken, and its start time (saturating).
-    cur: usize,
-    cur_start: Nanos,
-    /// A bucket with more events than this is spread over a finer rung.
-    split: usize,
-    buckets: Vec<Bucket<T>>,
-}
-
-impl<T> Rung<T> {
-    fn bucket_start(&self, i: usize) -> Nanos {
-        let t = u128::from(self.start) + ((i as u128) << self.shift);
-        u64::try_from(t).unwrap_or(Nanos::MAX)
-    }
-
-    #[inline]
-    fn index(&self, at: Nanos) -> usize {
-        ((at - self.start) >> self.shift) as usize
-    }
-}
 
 /// A ladder queue; see the [module documentation](self). Implements [`Scheduler`].
 pub struct LadderScheduler<T> {
@@ -118,55 +95,6 @@ impl<T> std::fmt::Debug for LadderScheduler<T> {
 }
 
 impl<T> LadderScheduler<T> {
-    /// A rung over `[lo, last]` for the `n` events `next` yields (all within it), `TARGET`
-    /// events per bucket.
-    fn add_rung(
-        &mut self,
-        lo: Nanos,
-        last: Nanos,
-        n: usize,
-        mut next: impl FnMut(&mut Blocks<T>) -> Option<Entry<T>>,
-    ) {
-        let span = last - lo;
-        let target = TARGET.max(n / MAX_BUCKETS);
-        let want = (n / target).max(1) as u64;
-        let width = (span / want).saturating_add(1);
-        let shift = (Nanos::BITS - (width - 1).leading_zeros()).min(63);
-        let nb = usize::try_from((span >> shift) + 1).unwrap_or(usize::MAX);
-        let mut r = self.spare.pop().unwrap_or(Rung {
-            start: 0,
-            shift: 0,
-            nb: 0,
-            cur: 0,
-            cur_start: 0,
-            split: SPLIT,
-            buckets: Vec::new(),
-        });
-        if r.buckets.len() < nb {
-            r.buckets.resize_with(nb, Bucket::default);
-        }
-        (r.start, r.shift, r.nb, r.cur, r.cur_start) = (lo, shift, nb, 0, lo);
-        r.split = SPLIT * target / TARGET;
-        // The order within a bucket does not matter: a bucket is sorted when taken.
-        while let Some(e) = next(&mut self.blocks) {
-            let i = r.index(e.at());
-            r.buckets[i].push(e, &mut self.blocks);
-        }
-        self.rungs.push(r);
-    }
-
-    /// Builds the first rung from `top`, giving back `top`'s blocks as they empty, so that
-    /// the events are not held twice at once (the whole of a ten-million-event `top` and the
-    /// buckets it fills).
-    fn rung_from_top(&mut self) {
-        let mut items = std::mem::take(&mut self.top);
-        let (lo, last) = (self.top_min, self.top_max);
-        self.add_rung(lo, last, items.len(), |_| items.pop_back());
-        self.top = items;
-        let r = &self.rungs[0];
-        self.top_start = r.bucket_start(r.nb);
-    }
-
     /// Fills `bottom` with the next bucket; false when nothing waits.
     fn refill(&mut self) -> bool {
         self.flush();
@@ -269,64 +197,4 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::scheduler::HeapScheduler;
-    use proptest::prelude::*;
-
-    /// Interleaved inserts and pops, new events never before the last popped one (as in a
-    /// simulation) or anywhere (`any_time`), compared with the heap.
-    fn same_as_heap(ops: &[(u64, u8)], any_time: bool) -> Result<(), TestCaseError> {
-        let (mut ladder, mut heap) = (LadderScheduler::default(), HeapScheduler::default());
-        let mut now = 0u64;
-        for (seq, &(dt, pops)) in ops.iter().enumerate() {
-            let at = if any_time { dt } else { now.saturating_add(dt) };
-            ladder.insert(at, seq as u64, seq);
-            heap.insert(at, seq as u64, seq);
-            for _ in 0..pops % 3 {
-                prop_assert_eq!(ladder.peek(), heap.peek());
-                let got = ladder.pop();
-                prop_assert_eq!(got, heap.pop());
-                if let Some((t, _, _)) = got {
-                    now = t;
-                }
-            }
-            prop_assert_eq!(ladder.len(), heap.len());
-        }
-        while let Some(e) = heap.pop() {
-            prop_assert_eq!(ladder.pop(), Some(e));
-        }
-        prop_assert_eq!(ladder.pop(), None);
-        Ok(())
-    }
-
-    proptest! {
-        #[test]
-        fn pops_in_heap_order_in_a_simulation(ops in proptest::collection::vec(
-            (prop_oneof![0u64..10, 0u64..1_000, 0u64..1_000_000_000, Just(u64::MAX)], any::<u8>()),
-            1..600,
-        )) {
-            same_as_heap(&ops, false)?;
-        }
-
-        #[test]
-        fn pops_in_heap_order_whatever_the_times(ops in proptest::collection::vec(
-            (prop_oneof![0u64..100, any::<u64>(), Just(u64::MAX), Just(u64::MAX - 1)], any::<u8>()),
-            1..600,
-        )) {
-            same_as_heap(&ops, true)?;
-        }
-    }
-
-    #[test]
-    fn many_events_at_one_instant_keep_their_order_and_a_bounded_ladder() {
-        let mut q = LadderScheduler::default();
-        for i in 0..10_000u64 {
-            q.insert(5 + i % 2, i, i);
-        }
-        let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(_, _, i)| i)).collect();
-        let want: Vec<u64> = (0..10_000).step_by(2).chain((1..10_000).step_by(2)).collect();
-        assert_eq!(order, want);
-        assert!(q.spare.len() <= MAX_RUNGS);
-    }
-}
+mod tests;

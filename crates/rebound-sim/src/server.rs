@@ -11,53 +11,15 @@
 //! accept backlog, bounded by `backlog`; the whole backlog — requests whose clients already timed
 //! out included — is admitted at resume.
 
+mod delays;
+mod slot;
+
 use crate::delay::DelayModel;
 use crate::paged::Paged;
 use crate::queue::{nanos, Nanos};
 use crate::scenario::{BacklogFull, Server};
-
-/// A request the server holds: 20 bytes, for at most 100 bytes per client in all (issue 14;
-/// at its peak S5 at scale holds about 0.55 requests per client).
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    /// The client; in a free slot, the next free slot ([`NONE`] for none).
-    client: u32,
-    seq: u32,
-    /// The arrival time in nanoseconds, as its low and high halves (a `u64` would align the
-    /// slot to 8 bytes and make it 24).
-    start: [u32; 2],
-    /// The generation in the low 31 bits, bumped (wrapping) when the slot is freed so that a
-    /// stale tick is recognised; [`LIVE`] while the slot holds a request.
-    gen_live: u32,
-}
-
-/// The bit of [`Slot::gen_live`] set while the slot holds a request.
-const LIVE: u32 = 1 << 31;
-
-/// No slot: the end of the free list.
-const NONE: u32 = u32::MAX;
-
-impl Slot {
-    #[inline]
-    fn new(client: u32, seq: u32, start: Nanos, gen: u32) -> Slot {
-        Slot { client, seq, start: [start as u32, (start >> 32) as u32], gen_live: gen | LIVE }
-    }
-
-    #[inline]
-    fn start(self) -> Nanos {
-        u64::from(self.start[0]) | u64::from(self.start[1]) << 32
-    }
-
-    #[inline]
-    fn live(self) -> bool {
-        self.gen_live & LIVE != 0
-    }
-
-    #[inline]
-    fn gen(self) -> u32 {
-        self.gen_live & !LIVE
-    }
-}
+use delays::DelayTable;
+use slot::{Slot, LIVE, NONE};
 
 /// What became of a connection attempt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,11 +61,7 @@ pub enum TickResult {
 /// The simulated S5 server.
 #[derive(Debug)]
 pub struct S5Server {
-    model: DelayModel,
-    /// `d(c)` in nanoseconds, cached by concurrency.
-    delays: Vec<Nanos>,
-    /// Delays at concurrencies beyond `delays`' range, recently computed: `(c, d(c))`.
-    recent: Vec<(u64, Nanos)>,
+    delays: DelayTable,
     /// In pages ([`Paged`]): when a resumed server admits millions at once, the array grows
     /// without a copy.
     slots: Paged<Slot>,
@@ -125,9 +83,7 @@ impl S5Server {
     /// A server with `model` and the scenario's tick and backlog settings.
     pub fn new(model: DelayModel, cfg: &Server) -> S5Server {
         S5Server {
-            model,
-            delays: Vec::new(),
-            recent: Vec::new(),
+            delays: DelayTable::new(model),
             slots: Paged::default(),
             free: NONE,
             in_flight: 0,
@@ -150,31 +106,6 @@ impl S5Server {
     /// The tick interval in nanoseconds.
     pub fn tick(&self) -> Nanos {
         self.tick
-    }
-
-    /// The target delay at concurrency `c`, in nanoseconds.
-    fn delay(&mut self, c: u64) -> Nanos {
-        const CACHED: u64 = 1 << 20;
-        if c >= CACHED {
-            // Beyond the table (millions of requests in flight), the delays of the last few
-            // thousand concurrencies met, by `c` modulo their number: the concurrency moves by
-            // a few between ticks, and a `powf` per tick was 4 % of a 10 M-client run.
-            const RECENT: usize = 1 << 12;
-            if self.recent.is_empty() {
-                // Key 0: below the table's end, so never looked up here.
-                self.recent = vec![(0, 0); RECENT];
-            }
-            let slot = &mut self.recent[c as usize % RECENT];
-            if slot.0 != c {
-                *slot = (c, nanos(self.model.delay(c)));
-            }
-            return slot.1;
-        }
-        while self.delays.len() as u64 <= c {
-            let next = self.delays.len() as u64;
-            self.delays.push(nanos(self.model.delay(next)));
-        }
-        self.delays[c as usize]
     }
 
     fn admit(&mut self, client: u32, seq: u32, now: Nanos) -> (u32, u32) {
@@ -247,7 +178,7 @@ impl S5Server {
             self.held.push(slot);
             return TickResult::Nothing;
         }
-        let d = self.delay(self.in_flight);
+        let d = self.delays.delay(self.in_flight);
         let d =
             if self.slowdown == 1.0 { d } else { (d as f64 * self.slowdown).min(u64::MAX as f64) as Nanos };
         let elapsed = now - s.start();
@@ -261,7 +192,7 @@ impl S5Server {
     /// Whether nothing in the server can be answered within `horizon` nanoseconds of its
     /// arrival: the delay at the current concurrency (and slowdown) is at least `horizon`.
     pub fn past_saving(&mut self, horizon: Nanos) -> bool {
-        !self.paused && (self.delay(self.in_flight) as f64 * self.slowdown) >= horizon as f64
+        !self.paused && (self.delays.delay(self.in_flight) as f64 * self.slowdown) >= horizon as f64
     }
 
     /// Freezes the server (SIGSTOP).
@@ -315,8 +246,6 @@ impl S5Server {
 
 #[cfg(test)]
 mod tests {
-    use super::{Slot, LIVE};
-
     #[test]
     fn delays_beyond_the_table_are_the_models() {
         let sc = crate::bench::scenario(crate::bench::MAX_CLIENTS);
@@ -324,21 +253,7 @@ mod tests {
         let base = 1 << 20;
         // Twice over, with concurrencies that share a slot of the recent delays.
         for c in (0..3).flat_map(|k| [base + k, base + k + 4096, base + k]).chain([u64::MAX, base]) {
-            assert_eq!(server.delay(c), super::nanos(sc.delay_model().delay(c)), "c = {c}");
-        }
-    }
-
-    #[test]
-    fn a_slot_is_small() {
-        // Issue 14: at most 100 bytes per client in all.
-        assert_eq!(std::mem::size_of::<Slot>(), 20);
-    }
-
-    #[test]
-    fn a_slot_keeps_its_start_and_generation() {
-        for (start, gen) in [(0, 0), (u64::MAX, LIVE - 1), (7 << 32 | 5, 3)] {
-            let s = Slot::new(1, 2, start, gen);
-            assert_eq!((s.start(), s.gen(), s.live()), (start, gen, true));
+            assert_eq!(server.delays.delay(c), super::nanos(sc.delay_model().delay(c)), "c = {c}");
         }
     }
 }

@@ -125,11 +125,8 @@ mod tests {
             Jitter::Normal { relative: 0.2 },
             Jitter::NormalAbs { sigma: ms(100) },
         ];
-        let schedules = [
-            Policy::constant(ms(100)),
-            Policy::linear(ms(100), ms(50)),
-            Policy::exponential(ms(100), 1.5),
-        ];
+        let schedules =
+            [Policy::constant(ms(100)), Policy::linear(ms(100), ms(50)), Policy::exponential(ms(100), 1.5)];
         for jitter in jitters {
             for schedule in schedules {
                 let p = schedule.jitter(jitter).cap(ms(5000)).max_retries(20).build().expect("valid");

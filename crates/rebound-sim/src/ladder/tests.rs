@@ -1,0 +1,59 @@
+use super::*;
+use crate::scheduler::HeapScheduler;
+use proptest::prelude::*;
+
+/// Interleaved inserts and pops, new events never before the last popped one (as in a
+/// simulation) or anywhere (`any_time`), compared with the heap.
+fn same_as_heap(ops: &[(u64, u8)], any_time: bool) -> Result<(), TestCaseError> {
+    let (mut ladder, mut heap) = (LadderScheduler::default(), HeapScheduler::default());
+    let mut now = 0u64;
+    for (seq, &(dt, pops)) in ops.iter().enumerate() {
+        let at = if any_time { dt } else { now.saturating_add(dt) };
+        ladder.insert(at, seq as u64, seq);
+        heap.insert(at, seq as u64, seq);
+        for _ in 0..pops % 3 {
+            prop_assert_eq!(ladder.peek(), heap.peek());
+            let got = ladder.pop();
+            prop_assert_eq!(got, heap.pop());
+            if let Some((t, _, _)) = got {
+                now = t;
+            }
+        }
+        prop_assert_eq!(ladder.len(), heap.len());
+    }
+    while let Some(e) = heap.pop() {
+        prop_assert_eq!(ladder.pop(), Some(e));
+    }
+    prop_assert_eq!(ladder.pop(), None);
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn pops_in_heap_order_in_a_simulation(ops in proptest::collection::vec(
+        (prop_oneof![0u64..10, 0u64..1_000, 0u64..1_000_000_000, Just(u64::MAX)], any::<u8>()),
+        1..600,
+    )) {
+        same_as_heap(&ops, false)?;
+    }
+
+    #[test]
+    fn pops_in_heap_order_whatever_the_times(ops in proptest::collection::vec(
+        (prop_oneof![0u64..100, any::<u64>(), Just(u64::MAX), Just(u64::MAX - 1)], any::<u8>()),
+        1..600,
+    )) {
+        same_as_heap(&ops, true)?;
+    }
+}
+
+#[test]
+fn many_events_at_one_instant_keep_their_order_and_a_bounded_ladder() {
+    let mut q = LadderScheduler::default();
+    for i in 0..10_000u64 {
+        q.insert(5 + i % 2, i, i);
+    }
+    let order: Vec<u64> = std::iter::from_fn(|| q.pop().map(|(_, _, i)| i)).collect();
+    let want: Vec<u64> = (0..10_000).step_by(2).chain((1..10_000).step_by(2)).collect();
+    assert_eq!(order, want);
+    assert!(q.spare.len() <= MAX_RUNGS);
+}
