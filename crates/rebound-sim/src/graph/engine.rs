@@ -4,7 +4,7 @@ use super::service::{Svc, SvcKind};
 use super::stats::Roots;
 use super::topology::Topology;
 use super::users::Users;
-use crate::queue::{nanos, Ahead, EventQueue, Nanos, SECOND};
+use crate::queue::{nanos, EventQueue, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::{OutageKind, Scenario};
@@ -13,70 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::Exp;
 use rebound_retry::Spec;
 
-/// FIFO lanes of the event queue: events scheduled a fixed time ahead.
-pub(super) const TICKS: usize = 0;
-pub(super) const TIMEOUTS: usize = 1;
-
-/// Who sent an attempt and waits for its answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Caller {
-    /// A user.
-    User(u32),
-    /// Request slot `.1` of service `.0`, making a call.
-    Job(u16, u32),
-}
-
-impl Caller {
-    /// Packs a caller into 32 bits for S5's server: a user below 2³¹ (open-loop users are
-    /// bounded by 1e9 arrivals), a request slot as `2³¹ | service << 24 | slot` (at most 64
-    /// services and 10.1 million slots per service, bounded at parse time).
-    #[inline]
-    pub fn encode(self) -> u32 {
-        match self {
-            Caller::User(u) => u,
-            Caller::Job(s, j) => 1 << 31 | u32::from(s) << 24 | j,
-        }
-    }
-
-    /// Unpacks [`Caller::encode`].
-    #[inline]
-    pub fn decode(x: u32) -> Caller {
-        if x >> 31 == 0 {
-            Caller::User(x)
-        } else {
-            Caller::Job(((x >> 24) & 0x7f) as u16, x & 0xff_ffff)
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Ev {
-    /// A closed-loop user starts a request.
-    Think(u32),
-    /// The next open-loop user request arrives.
-    Arrive,
-    Retry(u32),
-    /// A send the throttle has already admitted (after its pacing wait).
-    Admitted(u32),
-    Timeout(u32, u32),
-    /// An `s5` service's tick: service, slot, generation.
-    Tick(u16, u32, u32),
-    /// A worker finished its own work on a request: service, slot, generation.
-    Work(u16, u32, u32),
-    /// A call's retry is due: service, slot, generation.
-    CallRetry(u16, u32, u32),
-    /// A call's send the throttle admitted: service, slot, generation.
-    CallAdmitted(u16, u32, u32),
-    /// A call attempt's timeout: service, slot, attempt number.
-    CallTimeout(u16, u32, u32),
-    /// An answer to a call, held while the caller was paused: service, slot, attempt, ok.
-    Reply(u16, u32, u32, bool),
-    /// A hedging delay expired: the caller ([`Caller::encode`]), its attempt, the copies it had
-    /// sent when the delay began (≤ 5).
-    Hedge(u32, u32, u8),
-    OutageStart,
-    OutageEnd,
-}
+pub(super) use super::event::{Caller, Ev, TICKS, TIMEOUTS};
 
 /// How long [`run`] simulates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,7 +90,9 @@ pub fn run_measured(
     };
     let mut next_check = outage_over.max(SECOND);
     let entry = e.topo.entry;
-    while let Some((t, ev)) = e.q.pop_ahead(|ev, look| prefetch(&e.users, &e.retrier, &e.svcs, ev, look)) {
+    while let Some((t, ev)) =
+        e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
+    {
         if t >= end {
             break;
         }
@@ -173,30 +112,6 @@ pub fn run_measured(
     e.advance(end);
     let measured = e.measured;
     (e.finish(spec), measured)
-}
-
-/// Asks the CPU for the state `ev` will touch, a few events before it is handled (see
-/// [`crate::prefetch`]): far ahead, the user or the server slot; near, the user's backoff state
-/// and the user of the slot (found in the slot fetched by the far look).
-#[inline(always)]
-fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
-    match (*ev, look) {
-        (Ev::Timeout(c, _) | Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => users.prefetch(c),
-        (Ev::Think(c) | Ev::Retry(c) | Ev::Timeout(c, _), Ahead::Near) => retrier.prefetch(c),
-        (Ev::Tick(s, slot, gen), look) => {
-            if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
-                match look {
-                    Ahead::Far => server.prefetch(slot),
-                    Ahead::Near => {
-                        if let Some(Caller::User(u)) = server.client_of(slot, gen).map(Caller::decode) {
-                            users.prefetch(u);
-                        }
-                    }
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 impl<'a> Engine<'a> {

@@ -77,6 +77,7 @@
 
 mod config;
 mod engine;
+mod event;
 mod finish;
 mod hedge;
 mod refuse;
