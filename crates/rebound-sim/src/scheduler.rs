@@ -63,11 +63,11 @@ pub trait Scheduler<T> {
     }
 }
 
-/// The latest time an [`Entry`] holds: 2^48 − 1 ns, about 78 hours (a scenario lasts at most
+/// The latest time a scheduler keeps for an event: 2^48 − 1 ns, about 78 hours (a scenario lasts at most
 /// a day). An event scheduled later is kept at this time, after every earlier one.
 pub const MAX_TIME: Nanos = (1 << 48) - 1;
 
-/// The largest sequence number an [`Entry`] holds: 2^48 − 1, two hundred days of pushes at
+/// The largest sequence number a scheduler keeps for an event: 2^48 − 1, two hundred days of pushes at
 /// 16 M events/s. Numbers beyond it are kept as it, and events at one time that share it leave
 /// their order to the scheduler.
 pub const MAX_SEQ: u64 = (1 << 48) - 1;

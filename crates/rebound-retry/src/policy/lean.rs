@@ -15,8 +15,14 @@ use rand::RngCore;
 use std::time::Duration;
 
 /// The delay sequence of one operation under a policy held elsewhere, without the last
-/// delivered delay; see the [module docs](self). Made by [`Policy::lean_state`], stepped with
-/// an RNG given at each step ([`next_delay_with`](Self::next_delay_with)).
+/// delivered delay: a [`BackoffState`](crate::BackoffState) for owners of millions of states.
+///
+/// Only decorrelated jitter grows from the last delay it delivered (Brooker 2015: `U[base,
+/// 3 * previous]`); every other jitter is a function of the nominal delay alone. This state
+/// keeps the retry count and the last nominal delay — 16 bytes, with 4 bytes of its owner's in
+/// the RNG's place — and steps exactly as a `BackoffState` does (the same code). Made by
+/// [`Policy::lean_state`], stepped with an RNG given at each step
+/// ([`next_delay_with`](Self::next_delay_with)).
 ///
 /// ```
 /// use rand::{rngs::SmallRng, SeedableRng};
