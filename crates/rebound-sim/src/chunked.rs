@@ -70,7 +70,10 @@ impl<T> Chunked<T> {
         }
     }
 
-    /// Removes the front element.
+    /// Removes the front element. When that empties the front block, the block after the new
+    /// front one is prefetched ([`crate::prefetch`]): blocks lie anywhere in memory, so the
+    /// hardware's prefetcher, which follows sequential reads, cannot find them, and a FIFO
+    /// read through its look-ahead ([`Chunked::get`]) would miss on every block's first line.
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
         let b = self.blocks.front_mut()?;
@@ -79,6 +82,9 @@ impl<T> Chunked<T> {
         if b.is_empty() {
             let b = self.blocks.pop_front().expect("a front block");
             self.retire(b);
+            if let Some(next) = self.blocks.get(1) {
+                prefetch_block(next);
+            }
         }
         Some(x)
     }
@@ -119,6 +125,16 @@ impl<T> Chunked<T> {
             k -= b.len();
         }
         None
+    }
+}
+
+/// Prefetches every cache line of `block`'s elements.
+#[inline]
+fn prefetch_block<T>(block: &VecDeque<T>) {
+    let step = (64 / std::mem::size_of::<T>().max(1)).max(1);
+    let (a, b) = block.as_slices();
+    for x in a.iter().step_by(step).chain(b.iter().step_by(step)) {
+        crate::prefetch::prefetch(x);
     }
 }
 

@@ -15,7 +15,7 @@
 //!
 //! Buckets hold disjoint, increasing time ranges, and *bottom* is sorted by
 //! `(time, sequence)`, so events leave in exactly the order of a heap: the structure changes the
-//! speed of a run, never its result (`tests/queue_golden.rs`, and a proptest below).
+//! speed of a run, never its result (`tests/queue_golden.rs`, and the proptests in `ladder/tests.rs`).
 
 mod bucket;
 mod rung;
