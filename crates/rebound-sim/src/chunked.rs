@@ -71,7 +71,7 @@ impl<T> Chunked<T> {
     }
 
     /// Removes the front element. When that empties the front block, the block after the new
-    /// front one is prefetched ([`crate::prefetch`]): blocks lie anywhere in memory, so the
+    /// front one is prefetched (a software prefetch): blocks lie anywhere in memory, so the
     /// hardware's prefetcher, which follows sequential reads, cannot find them, and a FIFO
     /// read through its look-ahead ([`Chunked::get`]) would miss on every block's first line.
     #[inline]
