@@ -158,7 +158,12 @@ impl Retrier {
         let n = clients as usize;
         match &mut self.backoff {
             Backoffs::PerCall(policy, b, _) if b.len() < n => b.resize(n, BackoffState::new(policy, 0)),
-            Backoffs::Lean(policy, b, _) if b.len() < n => b.resize(n, policy.lean_state(0).expect("lean")),
+            Backoffs::Lean(policy, b, _) if b.len() < n => {
+                // Always `Some`: the variant was chosen because the policy has lean states.
+                if let Some(fresh) = policy.lean_state(0) {
+                    b.resize(n, fresh);
+                }
+            }
             _ => {}
         }
         if self.spec.budget().is_some() && self.retried.len() < n {
