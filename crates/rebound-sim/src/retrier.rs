@@ -2,13 +2,13 @@
 //! never copies of them.
 //!
 //! A per-call policy (`constant`, `linear`, `exponential`) is kept once, and each client has
-//! its own [`BackoffState`] under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
-//! the policy's copy and without its RNG: 24 bytes instead of 224; a [`LeanBackoffState`], 16
+//! its own [`BackoffState`](rebound_retry::BackoffState) under it (a [`PolicyBackoff`](rebound_retry::PolicyBackoff) without
+//! the policy's copy and without its RNG: 24 bytes instead of 224; a [`LeanBackoffState`](rebound_retry::LeanBackoffState), 16
 //! bytes, when the jitter does not read the last delay), reset at the start of each
 //! request. Its jitter RNG, seeded from the run's seed and the client's number, is kept as a
 //! draw count in the state's place for an RNG (no more bytes; `client_rng.rs`).
 //!
-//! A `responsive` spec (S4) is one [`ResponsiveState`] shared by all clients, as S4's workers
+//! A `responsive` spec (S4) is one [`ResponsiveState`](rebound_retry::ResponsiveState) shared by all clients, as S4's workers
 //! share one sleeper. A spec's `budget=` and `throttle=` are one budget and one
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
@@ -30,14 +30,13 @@
 //! executor does: sorting the window per attempt made a run 60 times slower, and 16 new
 //! latencies move the percentile by at most 16 ranks of the window (1.6 % of a full one).
 
-use crate::client_rng::ClientRngs;
+mod backoffs;
+
 use crate::queue::Nanos;
+use backoffs::Backoffs;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
-use rebound_retry::{
-    BackoffState, BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, LeanBackoffState, Policy,
-    ResponsiveState, Spec,
-};
+use rebound_retry::{BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, Spec};
 use std::cell::Cell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -86,18 +85,6 @@ struct BreakerClient {
     waited: bool,
 }
 
-#[derive(Debug)]
-enum Backoffs {
-    /// The policy, once, and each client's state under it (24 bytes a client: the retry count,
-    /// the last two delays and the count of its jitter RNG in [`ClientRngs`]).
-    PerCall(Policy, Vec<BackoffState<u32>>, ClientRngs),
-    /// As `PerCall`, for a policy whose jitter does not read the last delay (all but
-    /// decorrelated): 16 bytes a client, without the last delay ([`LeanBackoffState`]).
-    Lean(Policy, Vec<LeanBackoffState<u32>>, ClientRngs),
-    /// One responsive backoff shared by all clients.
-    Responsive(ResponsiveState),
-}
-
 /// A seed for client `client` of a run seeded with `seed` (SplitMix64's finaliser, so that
 /// neighbouring clients get unrelated streams).
 pub fn client_seed(seed: u64, client: u32) -> u64 {
@@ -120,19 +107,7 @@ impl Retrier {
     /// The retry state for `clients` clients following `spec`. (A spec's budget and throttle
     /// were validated when it was parsed.)
     pub fn new(spec: &Spec, clients: u32, seed: u64) -> Retrier {
-        let backoff = if let Some(policy) = spec.policy() {
-            match policy.lean_state(0) {
-                Some(lean) => Backoffs::Lean(*policy, vec![lean; clients as usize], ClientRngs::new(seed)),
-                None => Backoffs::PerCall(
-                    *policy,
-                    vec![BackoffState::new(policy, 0); clients as usize],
-                    ClientRngs::new(seed),
-                ),
-            }
-        } else {
-            let config = spec.responsive().copied().unwrap_or_default();
-            Backoffs::Responsive(ResponsiveState::new_seeded(config, client_seed(seed, u32::MAX)))
-        };
+        let backoff = Backoffs::new(spec, clients, seed);
         Retrier {
             backoff,
             budget: spec.budget().and_then(build_budget),
@@ -156,16 +131,7 @@ impl Retrier {
     /// request slots of a simulated service). Never shrinks.
     pub fn grow(&mut self, clients: u32) {
         let n = clients as usize;
-        match &mut self.backoff {
-            Backoffs::PerCall(policy, b, _) if b.len() < n => b.resize(n, BackoffState::new(policy, 0)),
-            Backoffs::Lean(policy, b, _) if b.len() < n => {
-                // Always `Some`: the variant was chosen because the policy has lean states.
-                if let Some(fresh) = policy.lean_state(0) {
-                    b.resize(n, fresh);
-                }
-            }
-            _ => {}
-        }
+        self.backoff.grow(n);
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
         }
@@ -245,21 +211,13 @@ impl Retrier {
     /// Asks the CPU for client `client`'s backoff state ahead of its use ([`crate::prefetch`]).
     #[inline]
     pub(crate) fn prefetch(&self, client: u32) {
-        match &self.backoff {
-            Backoffs::PerCall(_, b, _) => crate::prefetch::prefetch_at(b, client as usize),
-            Backoffs::Lean(_, b, _) => crate::prefetch::prefetch_at(b, client as usize),
-            Backoffs::Responsive(_) => {}
-        }
+        self.backoff.prefetch(client);
     }
 
     /// Client `client` starts a new request at `t`.
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {
-        match &mut self.backoff {
-            Backoffs::PerCall(policy, b, _) => b[client as usize].reset(policy),
-            Backoffs::Lean(_, b, _) => b[client as usize].reset(),
-            Backoffs::Responsive(_) => {}
-        }
+        self.backoff.reset(client);
         if let Some(br) = &mut self.breaker {
             br.clients[client as usize] = BreakerClient::default();
         }
@@ -343,23 +301,7 @@ impl Retrier {
         if let Some(b) = &self.budget {
             b.on_failure(now);
         }
-        let delay = match &mut self.backoff {
-            Backoffs::PerCall(policy, b, rngs) => {
-                let state = &mut b[client as usize];
-                let mut count = *state.rng();
-                let delay = rngs.with(client, &mut count, |rng| state.next_delay_with(policy, rng));
-                *state.rng_mut() = count;
-                delay
-            }
-            Backoffs::Lean(policy, b, rngs) => {
-                let state = &mut b[client as usize];
-                let mut count = *state.owner();
-                let delay = rngs.with(client, &mut count, |rng| state.next_delay_with(policy, rng));
-                *state.owner_mut() = count;
-                delay
-            }
-            Backoffs::Responsive(r) => Some(r.on_failure()),
-        }?;
+        let delay = self.backoff.next_delay(client)?;
         // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
         if let Some((limit, started)) = &self.deadline {
             let elapsed = Duration::from_nanos(t.saturating_sub(started[client as usize]));
@@ -389,10 +331,7 @@ impl Retrier {
         if let Some(b) = &self.budget {
             b.on_success(now, self.retried[client as usize]);
         }
-        match &mut self.backoff {
-            Backoffs::PerCall(..) | Backoffs::Lean(..) => Duration::ZERO,
-            Backoffs::Responsive(r) => r.on_success().unwrap_or_default(),
-        }
+        self.backoff.on_success()
     }
 }
 
