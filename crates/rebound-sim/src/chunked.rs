@@ -10,10 +10,11 @@
 use std::collections::VecDeque;
 
 /// Elements per block: 32, 768-byte blocks of the event queue's 24-byte entries — the size of
-/// the ladder's bucket blocks ([`crate::ladder`]), so that the allocator hands a block one list
-/// frees to whichever list grows next. (With 4096-entry blocks, the memory a draining lane gave
-/// back sat unused while the ladder allocated more: at ten million clients 10 bytes a client of
-/// the peak; `rebound storm --bench --clients 10000000`.)
+/// the ladder's bucket blocks ([`crate::ladder`], which take this constant), so that the
+/// allocator hands a block one list frees to whichever list grows next. (With 4096-entry
+/// blocks, the memory a draining lane gave back sat unused while the ladder allocated more: at
+/// ten million clients 10 bytes a client of the peak; `rebound storm --bench --clients
+/// 10000000`.)
 pub const BLOCK: usize = 32;
 
 /// A double-ended queue in blocks of [`BLOCK`] elements; see the [module docs](self).

@@ -13,8 +13,9 @@ use crate::queue::Nanos;
 use crate::scheduler::Entry;
 
 /// Events per block (768 bytes of 24-byte entries): a bucket's spare room is less than one
-/// block, and a rung aims at [`TARGET`](super::TARGET) or more events a bucket.
-pub const BLOCK: usize = 32;
+/// block, and a rung aims at [`TARGET`](super::TARGET) or more events a bucket. The lanes'
+/// block size, one constant, so that a block one frees is the allocator's next for the other.
+pub const BLOCK: usize = crate::chunked::BLOCK;
 
 /// The most emptied blocks the store keeps for reuse; it frees the rest. Why not keep them all:
 /// the event queue's lanes ([`crate::chunked`]) are lists of blocks of the same size, so a
