@@ -218,6 +218,16 @@ impl Retrier {
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {
         self.backoff.reset(client);
+        self.start_fresh(client, t);
+    }
+
+    /// [`Retrier::start`] for a client whose backoff has not stepped since it last started: no
+    /// [`Retrier::on_failure`] for it since then (the caller knows; the retrier keeps no bit for
+    /// it). Its backoff state is left as it is — already fresh — which spares the commonest
+    /// event of a large run, a new request after one that succeeded at once, a cache miss on
+    /// the state. Otherwise the same.
+    #[inline]
+    pub fn start_fresh(&mut self, client: u32, t: Nanos) {
         if let Some(br) = &mut self.breaker {
             br.clients[client as usize] = BreakerClient::default();
         }

@@ -78,7 +78,8 @@ pub(super) enum Ev {
 pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
     match (*ev, look) {
         (Ev::Timeout(c, _) | Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => users.prefetch(c),
-        (Ev::Think(c) | Ev::Retry(c) | Ev::Timeout(c, _), Ahead::Near) => retrier.prefetch(c),
+        // (Not for a new request: its user's backoff is read only if its last request failed.)
+        (Ev::Retry(c) | Ev::Timeout(c, _), Ahead::Near) => retrier.prefetch(c),
         (Ev::Tick(s, slot, gen), look) => {
             if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
                 match look {

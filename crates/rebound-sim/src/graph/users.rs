@@ -14,13 +14,19 @@ use std::time::Duration;
 pub(super) struct User {
     /// The attempt number, never reset (so that a stale answer is recognised).
     pub seq: u32,
-    /// Attempts of the current request so far (saturating at 2³¹ − 1) and, in the top bit,
-    /// whether the user waits for an answer.
+    /// Attempts of the current request so far (saturating at 2³⁰ − 1) and, in the top bits,
+    /// whether the user waits for an answer ([`WAITING`]) and whether an attempt of the
+    /// current request failed ([`FAILED`]).
     tries_waiting: u32,
 }
 
 /// The top bit of [`User::tries_waiting`].
 const WAITING: u32 = 1 << 31;
+/// The next bit of [`User::tries_waiting`]: the retrier heard of a failure of the current
+/// request, so its backoff may have stepped ([`crate::retrier::Retrier::start_fresh`]).
+const FAILED: u32 = 1 << 30;
+/// The bits of [`User::tries_waiting`] that count attempts.
+const TRIES: u32 = FAILED - 1;
 
 impl User {
     /// Whether the user waits for the answer to its attempt `seq`.
@@ -38,19 +44,31 @@ impl User {
     /// Attempts of the current request so far.
     #[inline]
     pub fn tries(self) -> u32 {
-        self.tries_waiting & !WAITING
+        self.tries_waiting & TRIES
     }
 
-    /// A new request: no attempts yet.
+    /// Whether an attempt of the current request failed (see [`User::set_failed`]).
+    #[inline]
+    pub fn failed(self) -> bool {
+        self.tries_waiting & FAILED != 0
+    }
+
+    /// Notes that the retrier heard of a failure of the current request.
+    #[inline]
+    pub fn set_failed(&mut self) {
+        self.tries_waiting |= FAILED;
+    }
+
+    /// A new request: no attempts yet, none failed.
     #[inline]
     pub fn clear_tries(&mut self) {
         self.tries_waiting &= WAITING;
     }
 
-    /// Counts one more attempt, saturating at 2³¹ − 1.
+    /// Counts one more attempt, saturating at 2³⁰ − 1.
     #[inline]
     pub fn add_try(&mut self) {
-        if self.tries() < !WAITING {
+        if self.tries() < TRIES {
             self.tries_waiting += 1;
         }
     }
@@ -123,7 +141,12 @@ pub(super) enum Failure {
 impl Engine<'_> {
     #[inline]
     pub(super) fn user_start(&mut self, t: Nanos, c: u32) {
-        self.retrier.start(c, t);
+        if self.users[c as usize].failed() {
+            self.retrier.start(c, t);
+        } else {
+            // (The common case: the last request succeeded at once, its backoff never stepped.)
+            self.retrier.start_fresh(c, t);
+        }
         let u = &mut self.users[c as usize];
         u.clear_tries();
         if self.calls {
@@ -236,6 +259,7 @@ impl Engine<'_> {
 
     #[inline]
     fn retry_or_give_up(&mut self, t: Nanos, c: u32, cause: RetryCause, sent: bool) {
+        self.users[c as usize].set_failed();
         match self.retrier.on_failure(c, t, cause, sent) {
             Some(d) => {
                 self.rec.waited += d.as_nanos();
@@ -294,14 +318,21 @@ mod tests {
     }
 
     #[test]
-    fn tries_saturate_beside_the_waiting_bit() {
-        let mut u = User { seq: 3, tries_waiting: super::WAITING - 2 };
+    fn tries_saturate_beside_the_waiting_and_failed_bits() {
+        let mut u = User { seq: 3, tries_waiting: super::TRIES - 1 };
         u.set_waiting(true);
         for _ in 0..3 {
             u.add_try();
         }
-        assert_eq!((u.tries(), u.waits_for(3), u.waits_for(4)), ((1 << 31) - 1, true, false));
+        assert_eq!(
+            (u.tries(), u.waits_for(3), u.waits_for(4), u.failed()),
+            ((1 << 30) - 1, true, false, false)
+        );
+        u.set_failed();
         u.set_waiting(false);
-        assert_eq!((u.tries(), u.waits_for(3)), ((1 << 31) - 1, false));
+        assert_eq!((u.tries(), u.waits_for(3), u.failed()), ((1 << 30) - 1, false, true));
+        u.set_waiting(true);
+        u.clear_tries();
+        assert_eq!((u.tries(), u.waits_for(3), u.failed()), (0, true, false));
     }
 }
