@@ -72,14 +72,18 @@ pub(super) enum Ev {
 }
 
 /// Asks the CPU for the state `ev` will touch, a few events before it is handled (see
-/// [`crate::prefetch`]): far ahead, the user or the server slot; near, the user's backoff state
-/// and the user of the slot (found in the slot fetched by the far look).
+/// [`crate::prefetch`]): far ahead, the user or the server slot; near, the backoff state of a
+/// user whose attempt will time out and the user of the slot (each found in what the far look
+/// fetched: the user's record, the slot).
 #[inline(always)]
 pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
     match (*ev, look) {
         (Ev::Timeout(c, _) | Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => users.prefetch(c),
-        // (Not for a new request: its user's backoff is read only if its last request failed.)
-        (Ev::Retry(c) | Ev::Timeout(c, _), Ahead::Near) => retrier.prefetch(c),
+        // The backoff state only for a timeout that will fail an attempt: one whose user still
+        // waits for it (the record came with the far look; most timeouts find their user
+        // answered). A new request reads the state only if its last one failed, a retry not at
+        // all (it sends).
+        (Ev::Timeout(c, seq), Ahead::Near) if users.waits_for(c, seq) => retrier.prefetch(c),
         (Ev::Tick(s, slot, gen), look) => {
             if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
                 match look {

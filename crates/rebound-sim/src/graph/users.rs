@@ -103,6 +103,12 @@ impl Users {
         crate::prefetch::prefetch_at(&self.list, c as usize);
     }
 
+    /// Whether user `c` exists and waits for the answer to its attempt `seq`.
+    #[inline]
+    pub fn waits_for(&self, c: u32, seq: u32) -> bool {
+        self.list.get(c as usize).is_some_and(|u| u.waits_for(seq))
+    }
+
     /// User `c`'s request's tally (0 until [`Users::set_root`], which only calls need).
     #[inline]
     pub fn root(&self, c: u32) -> u32 {
@@ -182,7 +188,7 @@ impl Engine<'_> {
 
     #[inline]
     fn is_waiting(&self, c: u32, seq: u32) -> bool {
-        self.users[c as usize].waits_for(seq)
+        self.users.waits_for(c, seq)
     }
 
     #[inline]
