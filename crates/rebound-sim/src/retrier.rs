@@ -14,29 +14,21 @@
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.
 //!
-//! A spec's `breaker=` is one [`CircuitBreaker`] — the library's own, reading the virtual
-//! clock — shared by all clients and asked before every attempt, as the executor's
-//! [`breaker`](rebound_retry::Retry::breaker) does: an open breaker fails a first attempt at
-//! once, and a rejected retry waits for the next probe if it comes within the executor's
-//! default hint ceiling (60 s), else gives up.
-//!
-//! A spec's `hedge=DELAY:MAX` sends up to MAX copies of each attempt, one every DELAY while it
-//! is unanswered, each charged to the budget first (gRPC A6): [`Retrier::hedge_after`] and
-//! [`Retrier::try_hedge`] say when and whether; the service-graph engine sends the copies
-//! (`graph/hedge.rs`). An adaptive `hedge=pQ:MAX` is the library's own [`HedgePolicy`]: one
-//! [`rebound_retry::LatencyTracker`] per retrier (of the last 1000 latencies, hedging once it
-//! holds 20), fed by [`Retrier::record_latency`] at virtual time. Its percentile is recomputed
-//! every [`PERCENTILE_EVERY`] recorded latencies instead of on every attempt as the library's
-//! executor does: sorting the window per attempt made a run 60 times slower, and 16 new
-//! latencies move the percentile by at most 16 ranks of the window (1.6 % of a full one).
+//! A spec's `breaker=` is one [`rebound_retry::CircuitBreaker`] shared by all clients, asked
+//! before every attempt as the executor asks it (`retrier/breaker.rs`). A spec's `hedge=`
+//! sends copies of a slow attempt by gRPC A6's rules: [`Retrier::hedge_after`] and
+//! [`Retrier::try_hedge`] say when and whether (`retrier/hedging.rs`).
 
 mod backoffs;
+mod breaker;
+mod hedging;
 
 use crate::queue::Nanos;
 use backoffs::Backoffs;
+use breaker::Breaker;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
-use rebound_retry::{BreakerPermit, CircuitBreaker, HedgeDelay, HedgePolicy, Spec};
+use rebound_retry::{HedgePolicy, Spec};
 use std::cell::Cell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -64,25 +56,6 @@ pub struct Retrier {
     /// Latencies recorded, and the adaptive delay last computed with how many were recorded then.
     recorded: Cell<u64>,
     percentile: Cell<Option<(u64, Option<Duration>)>>,
-}
-
-/// The shared breaker and each client's standing with it.
-#[derive(Debug)]
-struct Breaker {
-    breaker: CircuitBreaker,
-    clients: Vec<BreakerClient>,
-}
-
-#[derive(Debug, Clone, Copy, Default)]
-struct BreakerClient {
-    /// The permit of the attempt in flight.
-    permit: Option<BreakerPermit>,
-    /// The attempt was rejected by the breaker: the wait to its next probe, if it is open.
-    rejected: Option<Option<Duration>>,
-    /// Attempts of the current request that reached the breaker; whether this retry already
-    /// waited for a probe.
-    attempts: u32,
-    waited: bool,
 }
 
 /// A seed for client `client` of a run seeded with `seed` (SplitMix64's finaliser, so that
@@ -116,10 +89,7 @@ impl Retrier {
             deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
             base: Instant::now(),
             spec: spec.clone(),
-            breaker: spec.breaker().and_then(|b| b.build().ok()).map(|breaker| Breaker {
-                breaker,
-                clients: vec![BreakerClient::default(); clients as usize],
-            }),
+            breaker: Breaker::new(spec, clients),
             hedge: spec.hedge().and_then(|h| h.policy().ok()),
             recorded: Cell::new(0),
             percentile: Cell::new(None),
@@ -141,65 +111,7 @@ impl Retrier {
             }
         }
         if let Some(br) = &mut self.breaker {
-            if br.clients.len() < n {
-                br.clients.resize(n, BreakerClient::default());
-            }
-        }
-    }
-
-    /// The wait before the copy after copy `n` (from 1) of an attempt, if the spec hedges that
-    /// many: the fixed delay, or the percentile of recent latencies (`None` while the tracker
-    /// holds too few, as tower's `Hedge`).
-    #[inline]
-    pub fn hedge_after(&self, n: u32) -> Option<Duration> {
-        let h = self.hedge.as_ref().filter(|h| n < h.max_attempts())?;
-        match h.delay() {
-            HedgeDelay::Fixed(d) => Some(*d),
-            HedgeDelay::Percentile { percentile, min_samples, tracker } => {
-                let n = self.recorded.get();
-                match self.percentile.get() {
-                    Some((at, d)) if n == at || (d.is_some() && n - at < PERCENTILE_EVERY) => d,
-                    _ => {
-                        let d = tracker.percentile(*percentile, *min_samples);
-                        self.percentile.set(Some((n, d)));
-                        d
-                    }
-                }
-            }
-        }
-    }
-
-    /// The most copies of one attempt, the first included (1 without `hedge=`).
-    #[inline]
-    pub fn hedge_max(&self) -> u32 {
-        self.hedge.as_ref().map_or(1, HedgePolicy::max_attempts)
-    }
-
-    /// Whether the hedging delay is adaptive (it wants [`Retrier::record_latency`]).
-    #[inline]
-    pub fn hedges_adaptively(&self) -> bool {
-        matches!(self.hedge.as_ref().map(HedgePolicy::delay), Some(HedgeDelay::Percentile { .. }))
-    }
-
-    /// Records the latency of a completed copy, for an adaptive hedging delay (else nothing).
-    pub fn record_latency(&self, latency: Duration) {
-        if let Some(HedgeDelay::Percentile { tracker, .. }) = self.hedge.as_ref().map(HedgePolicy::delay) {
-            tracker.record(latency);
-            self.recorded.set(self.recorded.get() + 1);
-        }
-    }
-
-    /// Whether a hedge may go at `t`: the budget's say, as for a retry (always yes without one).
-    pub fn try_hedge(&self, t: Nanos) -> bool {
-        self.budget.as_ref().is_none_or(|b| b.try_retry(self.at(t), RetryCause::Error))
-    }
-
-    /// One copy of a hedged attempt failed at `t` while others were still in flight: reported to
-    /// the budget, as `hedge_async` reports every failed copy (the attempt's last failure goes
-    /// through [`Retrier::on_failure`]).
-    pub fn hedge_failed(&self, t: Nanos) {
-        if let Some(b) = &self.budget {
-            b.on_failure(self.at(t));
+            br.grow(n);
         }
     }
 
@@ -229,7 +141,7 @@ impl Retrier {
     #[inline]
     pub fn start_fresh(&mut self, client: u32, t: Nanos) {
         if let Some(br) = &mut self.breaker {
-            br.clients[client as usize] = BreakerClient::default();
+            br.start(client);
         }
         if let Some((_, started)) = &mut self.deadline {
             started[client as usize] = t;
@@ -246,14 +158,8 @@ impl Retrier {
     pub fn admit(&mut self, client: u32, t: Nanos) -> Admission {
         let now = self.at(t);
         if let Some(br) = &mut self.breaker {
-            let cl = &mut br.clients[client as usize];
-            cl.attempts += 1;
-            match br.breaker.try_acquire(&now) {
-                Ok(permit) => cl.permit = Some(permit),
-                Err(open) => {
-                    cl.rejected = Some(open.retry_after);
-                    return Admission::Reject;
-                }
+            if !br.admit(client, &now) {
+                return Admission::Reject;
             }
         }
         let admission = match &self.throttle {
@@ -266,45 +172,25 @@ impl Retrier {
         admission
     }
 
-    /// Reports client `client`'s attempt to the breaker: failed, succeeded, or (`None`) not sent.
+    /// Reports client `client`'s attempt at `t` to the breaker, if there is one: failed,
+    /// succeeded, or (`None`) not sent.
     fn breaker_outcome(&mut self, client: u32, t: Nanos, failed: Option<bool>) {
         let now = self.at(t);
-        let Some(br) = &mut self.breaker else { return };
-        let Some(permit) = br.clients[client as usize].permit.take() else { return };
-        match failed {
-            Some(true) => br.breaker.on_failure(permit, &now),
-            Some(false) => br.breaker.on_success(permit, &now),
-            None => br.breaker.release(permit),
+        if let Some(br) = &mut self.breaker {
+            br.outcome(client, &now, failed);
         }
-    }
-
-    /// After the breaker rejected client `client`'s attempt: the wait for its next probe, as
-    /// the executor decides (a first attempt gives up; a retry waits once, up to 60 s).
-    fn after_rejection(&mut self, client: u32) -> Option<Option<Duration>> {
-        let cl = &mut self.breaker.as_mut()?.clients[client as usize];
-        let wait = cl.rejected.take()?;
-        Some(match wait {
-            Some(d) if cl.attempts > 1 && !cl.waited && d <= rebound_retry::DEFAULT_HINT_CEILING => {
-                cl.waited = true;
-                cl.attempts -= 1; // the wait leads to the same attempt, asked again
-                Some(d)
-            }
-            _ => None,
-        })
     }
 
     /// Client `client`'s attempt failed at `t` (`sent`: it reached the network, rather than
     /// being rejected by the throttle): the wait before its retry, or `None` to give up.
     #[inline]
     pub fn on_failure(&mut self, client: u32, t: Nanos, cause: RetryCause, sent: bool) -> Option<Duration> {
-        if let Some(wait) = self.after_rejection(client) {
-            return wait;
-        }
-        if let Some(br) = &mut self.breaker {
-            br.clients[client as usize].waited = false;
-        }
-        self.breaker_outcome(client, t, Some(true));
         let now = self.at(t);
+        if let Some(br) = &mut self.breaker {
+            if let Some(wait) = br.on_failure(client, &now) {
+                return wait;
+            }
+        }
         if let (Some(th), true) = (&self.throttle, sent) {
             th.on_response(now, true);
         }
