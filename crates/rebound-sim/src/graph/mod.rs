@@ -75,11 +75,13 @@
 //! downstream, abandoned ones included). With three retries at each of three layers and a dead
 //! bottom, it is 4 × 4 × 4 = 64 at the bottom.
 
+mod calls;
 mod config;
 mod engine;
 mod event;
 mod finish;
 mod hedge;
+mod outage;
 mod refuse;
 mod serve;
 mod service;

@@ -1,13 +1,12 @@
-//! How a service handles a request: admit, queue or shed it; work; make its calls with its
-//! policies; answer its caller. And what outages do to it.
+//! How a service handles a request: admit, queue or shed it; work; make its calls (`calls.rs`);
+//! answer its caller. What outages do to it: `outage.rs`.
 
 use super::engine::{Caller, Engine, Ev, TICKS};
 use super::hedge::Sent;
 use super::service::SvcKind;
-use crate::queue::{nanos, Nanos};
+use crate::queue::Nanos;
 use crate::server::{Arrival, TickResult};
 use rebound_retry::budget::RetryCause;
-use rebound_retry::throttle::Admission;
 
 impl Engine<'_> {
     #[inline]
@@ -121,7 +120,7 @@ impl Engine<'_> {
     #[inline]
     /// Gives idle workers to queued requests, dropping those whose caller gave up when the
     /// service propagates deadlines.
-    fn take_from_queue(&mut self, t: Nanos, s: usize) {
+    pub(super) fn take_from_queue(&mut self, t: Nanos, s: usize) {
         let propagate = self.topo.nodes[s].deadline_propagation;
         loop {
             let svc = &mut self.svcs[s];
@@ -200,86 +199,6 @@ impl Engine<'_> {
         }
     }
 
-    #[inline]
-    /// Starts call `job.call`, or answers OK when every call is done.
-    fn call_start(&mut self, t: Nanos, s: u16, j: u32) {
-        let job = &mut self.svcs[s as usize].jobs[j as usize];
-        let k = job.call as usize;
-        if k >= self.topo.nodes[s as usize].calls.len() {
-            return self.answer(t, s as usize, j, true);
-        }
-        job.tries = 0;
-        let w = job.worker;
-        self.svcs[s as usize].retriers[k].start(w, t);
-        self.call_send(t, s, j);
-    }
-
-    #[inline]
-    fn call_send(&mut self, t: Nanos, s: u16, j: u32) {
-        let svc = &mut self.svcs[s as usize];
-        let job = svc.jobs[j as usize];
-        match svc.retriers[job.call as usize].admit(job.worker, t) {
-            Admission::Send => self.call_send_now(t, s, j),
-            Admission::Wait(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallAdmitted(s, j, job.gen)),
-            Admission::Reject => self.call_failed(t, s, j, RetryCause::Error, false),
-        }
-    }
-
-    #[inline]
-    fn call_send_now(&mut self, t: Nanos, s: u16, j: u32) {
-        let job = &mut self.svcs[s as usize].jobs[j as usize];
-        job.seq = job.seq.wrapping_add(1);
-        job.waiting = true;
-        let (seq, root, first) = (job.seq, job.root, job.tries == 0);
-        job.tries = job.tries.saturating_add(1);
-        let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
-        let (to, timeout) = (edge.to, edge.timeout);
-        self.hedge_start(t, Caller::Job(s, j), seq);
-        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first)
-            && !self.hedge_error(t, Caller::Job(s, j), seq)
-        {
-            return self.call_failed(t, s, j, RetryCause::Error, true);
-        }
-        self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
-    }
-
-    #[inline]
-    /// The answer to request `j`'s call attempt `seq`.
-    pub(super) fn call_reply(&mut self, t: Nanos, s: u16, j: u32, seq: u32, ok: bool) {
-        let svc = &mut self.svcs[s as usize];
-        let job = svc.jobs[j as usize];
-        if !(job.live && job.waiting && job.seq == seq) {
-            return;
-        }
-        if svc.paused {
-            return svc.held.push(Ev::Reply(s, j, seq, ok));
-        }
-        if ok {
-            self.hedge_answered(t, Caller::Job(s, j), seq);
-            let svc = &mut self.svcs[s as usize];
-            let job = &mut svc.jobs[j as usize];
-            job.waiting = false;
-            let (k, w) = (job.call as usize, job.worker);
-            job.call += 1;
-            svc.retriers[k].on_success(w, t);
-            self.call_start(t, s, j);
-        } else if !self.hedge_error(t, Caller::Job(s, j), seq) {
-            self.call_failed(t, s, j, RetryCause::Error, true);
-        }
-    }
-
-    #[inline]
-    fn call_failed(&mut self, t: Nanos, s: u16, j: u32, cause: RetryCause, sent: bool) {
-        let svc = &mut self.svcs[s as usize];
-        let job = &mut svc.jobs[j as usize];
-        job.waiting = false;
-        let (k, w, gen) = (job.call as usize, job.worker, job.gen);
-        match svc.retriers[k].on_failure(w, t, cause, sent) {
-            Some(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallRetry(s, j, gen)),
-            None => self.answer(t, s as usize, j, false),
-        }
-    }
-
     /// An `s5` service answers `caller`'s attempt `seq` after `residence` (its latency: S5's
     /// server counts from admission, after the accept backlog).
     #[inline]
@@ -327,61 +246,5 @@ impl Engine<'_> {
             self.roots.release(job.root);
         }
         self.reply(t, job.caller, job.caller_seq, ok);
-    }
-
-    #[inline]
-    pub(super) fn pause(&mut self, s: usize) {
-        let svc = &mut self.svcs[s];
-        svc.paused = true;
-        if let SvcKind::S5(server) = &mut svc.kind {
-            server.pause();
-        }
-    }
-
-    pub(super) fn resume(&mut self, t: Nanos, s: usize) {
-        let svc = &mut self.svcs[s];
-        svc.paused = false;
-        if let SvcKind::S5(server) = &mut svc.kind {
-            // In time order, so on the ticks' lane (an event out of order would go to the
-            // scheduler: the order of events is the same either way).
-            let q = &mut self.q;
-            server.resume(t, |slot, gen, at| q.push_lane(TICKS, at, Ev::Tick(s as u16, slot, gen)));
-        }
-        for ev in std::mem::take(&mut self.svcs[s].held) {
-            self.q.push(t, ev);
-        }
-        self.take_from_queue(t, s);
-    }
-
-    /// Takes service `s` down: every request in it fails (its caller gets an error).
-    pub(super) fn go_down(&mut self, t: Nanos, s: usize) {
-        let svc = &mut self.svcs[s];
-        svc.down = true;
-        svc.held.clear();
-        let lost: Vec<u32> = match &mut svc.kind {
-            SvcKind::S5(server) => {
-                for (caller, seq) in server.go_down() {
-                    self.svcs[s].point(t).errors += 1;
-                    self.reply(t, Caller::decode(caller), seq, false);
-                }
-                return;
-            }
-            SvcKind::Workers { idle, queue, busy, .. } => {
-                queue.clear();
-                *busy = 0;
-                idle.clear();
-                idle.extend((0..self.topo.nodes[s].workers).rev());
-                let jobs = &svc.jobs;
-                (0..jobs.len() as u32).filter(|&j| jobs[j as usize].live).collect()
-            }
-        };
-        for j in lost {
-            let job = self.svcs[s].release(j);
-            self.svcs[s].point(t).errors += 1;
-            if self.calls {
-                self.roots.release(job.root);
-            }
-            self.reply(t, job.caller, job.caller_seq, false);
-        }
     }
 }

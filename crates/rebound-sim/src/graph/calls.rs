@@ -1,0 +1,90 @@
+//! The calls a service's request makes while it is served, one after another, each retried
+//! under its own policy and timeout (`[[service.call]]`), as a user's request is under the edge
+//! policy.
+
+use super::engine::{Caller, Engine, Ev};
+use crate::queue::{nanos, Nanos};
+use rebound_retry::budget::RetryCause;
+use rebound_retry::throttle::Admission;
+
+impl Engine<'_> {
+    #[inline]
+    /// Starts call `job.call`, or answers OK when every call is done.
+    pub(super) fn call_start(&mut self, t: Nanos, s: u16, j: u32) {
+        let job = &mut self.svcs[s as usize].jobs[j as usize];
+        let k = job.call as usize;
+        if k >= self.topo.nodes[s as usize].calls.len() {
+            return self.answer(t, s as usize, j, true);
+        }
+        job.tries = 0;
+        let w = job.worker;
+        self.svcs[s as usize].retriers[k].start(w, t);
+        self.call_send(t, s, j);
+    }
+
+    #[inline]
+    pub(super) fn call_send(&mut self, t: Nanos, s: u16, j: u32) {
+        let svc = &mut self.svcs[s as usize];
+        let job = svc.jobs[j as usize];
+        match svc.retriers[job.call as usize].admit(job.worker, t) {
+            Admission::Send => self.call_send_now(t, s, j),
+            Admission::Wait(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallAdmitted(s, j, job.gen)),
+            Admission::Reject => self.call_failed(t, s, j, RetryCause::Error, false),
+        }
+    }
+
+    #[inline]
+    pub(super) fn call_send_now(&mut self, t: Nanos, s: u16, j: u32) {
+        let job = &mut self.svcs[s as usize].jobs[j as usize];
+        job.seq = job.seq.wrapping_add(1);
+        job.waiting = true;
+        let (seq, root, first) = (job.seq, job.root, job.tries == 0);
+        job.tries = job.tries.saturating_add(1);
+        let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
+        let (to, timeout) = (edge.to, edge.timeout);
+        self.hedge_start(t, Caller::Job(s, j), seq);
+        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first)
+            && !self.hedge_error(t, Caller::Job(s, j), seq)
+        {
+            return self.call_failed(t, s, j, RetryCause::Error, true);
+        }
+        self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
+    }
+
+    #[inline]
+    /// The answer to request `j`'s call attempt `seq`.
+    pub(super) fn call_reply(&mut self, t: Nanos, s: u16, j: u32, seq: u32, ok: bool) {
+        let svc = &mut self.svcs[s as usize];
+        let job = svc.jobs[j as usize];
+        if !(job.live && job.waiting && job.seq == seq) {
+            return;
+        }
+        if svc.paused {
+            return svc.held.push(Ev::Reply(s, j, seq, ok));
+        }
+        if ok {
+            self.hedge_answered(t, Caller::Job(s, j), seq);
+            let svc = &mut self.svcs[s as usize];
+            let job = &mut svc.jobs[j as usize];
+            job.waiting = false;
+            let (k, w) = (job.call as usize, job.worker);
+            job.call += 1;
+            svc.retriers[k].on_success(w, t);
+            self.call_start(t, s, j);
+        } else if !self.hedge_error(t, Caller::Job(s, j), seq) {
+            self.call_failed(t, s, j, RetryCause::Error, true);
+        }
+    }
+
+    #[inline]
+    pub(super) fn call_failed(&mut self, t: Nanos, s: u16, j: u32, cause: RetryCause, sent: bool) {
+        let svc = &mut self.svcs[s as usize];
+        let job = &mut svc.jobs[j as usize];
+        job.waiting = false;
+        let (k, w, gen) = (job.call as usize, job.worker, job.gen);
+        match svc.retriers[k].on_failure(w, t, cause, sent) {
+            Some(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallRetry(s, j, gen)),
+            None => self.answer(t, s as usize, j, false),
+        }
+    }
+}

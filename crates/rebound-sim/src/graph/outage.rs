@@ -1,0 +1,65 @@
+//! What an outage does to a service: a pause (SIGSTOP: nothing progresses, arrivals wait in
+//! the accept backlog or the queue, and everything held fires at resume) or a hard-down (every
+//! request in it fails at once, and arrivals are refused until it comes up).
+
+use super::engine::{Caller, Engine, Ev, TICKS};
+use super::service::SvcKind;
+use crate::queue::Nanos;
+
+impl Engine<'_> {
+    #[inline]
+    pub(super) fn pause(&mut self, s: usize) {
+        let svc = &mut self.svcs[s];
+        svc.paused = true;
+        if let SvcKind::S5(server) = &mut svc.kind {
+            server.pause();
+        }
+    }
+
+    pub(super) fn resume(&mut self, t: Nanos, s: usize) {
+        let svc = &mut self.svcs[s];
+        svc.paused = false;
+        if let SvcKind::S5(server) = &mut svc.kind {
+            // In time order, so on the ticks' lane (an event out of order would go to the
+            // scheduler: the order of events is the same either way).
+            let q = &mut self.q;
+            server.resume(t, |slot, gen, at| q.push_lane(TICKS, at, Ev::Tick(s as u16, slot, gen)));
+        }
+        for ev in std::mem::take(&mut self.svcs[s].held) {
+            self.q.push(t, ev);
+        }
+        self.take_from_queue(t, s);
+    }
+
+    /// Takes service `s` down: every request in it fails (its caller gets an error).
+    pub(super) fn go_down(&mut self, t: Nanos, s: usize) {
+        let svc = &mut self.svcs[s];
+        svc.down = true;
+        svc.held.clear();
+        let lost: Vec<u32> = match &mut svc.kind {
+            SvcKind::S5(server) => {
+                for (caller, seq) in server.go_down() {
+                    self.svcs[s].point(t).errors += 1;
+                    self.reply(t, Caller::decode(caller), seq, false);
+                }
+                return;
+            }
+            SvcKind::Workers { idle, queue, busy, .. } => {
+                queue.clear();
+                *busy = 0;
+                idle.clear();
+                idle.extend((0..self.topo.nodes[s].workers).rev());
+                let jobs = &svc.jobs;
+                (0..jobs.len() as u32).filter(|&j| jobs[j as usize].live).collect()
+            }
+        };
+        for j in lost {
+            let job = self.svcs[s].release(j);
+            self.svcs[s].point(t).errors += 1;
+            if self.calls {
+                self.roots.release(job.root);
+            }
+            self.reply(t, job.caller, job.caller_seq, false);
+        }
+    }
+}
