@@ -12,7 +12,7 @@
 //!   [`crate::report`]).
 //! - Each policy passes [`check_policy`].
 
-use crate::scenario::{OutageKind, Scenario, ScenarioError};
+use crate::scenario::{fmt, invalid, OutageKind, Scenario, ScenarioError};
 use rebound_retry::Spec;
 use std::time::Duration;
 
@@ -21,14 +21,6 @@ use std::time::Duration;
 pub const MAX_OFFERED_RATE: f64 = 1_000_000.0;
 
 const DAY: Duration = Duration::from_secs(86_400);
-
-fn invalid(field: &'static str, value: impl std::fmt::Display, expected: &'static str) -> ScenarioError {
-    ScenarioError::Invalid { field, value: value.to_string(), expected }
-}
-
-fn fmt(d: Duration) -> String {
-    humantime::format_duration(d).to_string()
-}
 
 /// Checks the bounds listed in the module docs.
 ///

@@ -17,40 +17,9 @@ use rebound_retry::Spec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// A scenario that cannot run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ScenarioError {
-    /// A field is outside its valid range.
-    Invalid {
-        /// The key, e.g. `clients.count`.
-        field: &'static str,
-        /// The value as given.
-        value: String,
-        /// The valid range in words.
-        expected: &'static str,
-    },
-    /// The TOML could not be read: syntax, an unknown key or a value of the wrong type. The
-    /// message names the key and the line.
-    Toml(String),
-}
-
-impl std::fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ScenarioError::Invalid { field, value, expected } => {
-                write!(f, "invalid `{field}` = {value}: must be {expected}")
-            }
-            ScenarioError::Toml(m) => write!(f, "bad scenario: {m}"),
-        }
-    }
-}
-
-impl std::error::Error for ScenarioError {}
-
-fn invalid(field: &'static str, value: impl std::fmt::Display, expected: &'static str) -> ScenarioError {
-    ScenarioError::Invalid { field, value: value.to_string(), expected }
-}
+mod validate;
+pub use validate::ScenarioError;
+pub(crate) use validate::{fmt, invalid};
 
 /// A storm scenario: S5's experiment by default.
 ///
@@ -287,58 +256,4 @@ impl Scenario {
             k: s.k,
         }
     }
-
-    /// Checks every field's range, then the bounds that keep a run finite and meaningful:
-    /// every duration at most a day, `server.tick` at least 1 ms, at most
-    /// [`MAX_OFFERED_RATE`](crate::MAX_OFFERED_RATE) requests/s offered, `status_interval` at
-    /// most the run, an outage from at least 1 s into the run to at most its end, and policies
-    /// that pass [`check_policy`](crate::check_policy).
-    ///
-    /// # Errors
-    /// [`ScenarioError::Invalid`] naming the first field out of range.
-    pub fn validate(&self) -> Result<(), ScenarioError> {
-        let day = Duration::from_secs(86_400);
-        if self.duration.is_zero() || self.duration > day {
-            return Err(invalid("duration", fmt(self.duration), "a duration in (0s, 1day]"));
-        }
-        if self.status_interval.is_zero() {
-            return Err(invalid("status_interval", "0s", "a duration > 0"));
-        }
-        let c = &self.clients;
-        if c.count == 0 || c.count > 10_000_000 {
-            return Err(invalid("clients.count", c.count, "an integer in [1, 10000000]"));
-        }
-        if c.think.is_zero() && c.give_up_pause.is_zero() {
-            return Err(invalid(
-                "clients.think",
-                "0s",
-                "a duration > 0, or 0s with clients.give_up_pause > 0",
-            ));
-        }
-        if c.timeout.is_zero() {
-            return Err(invalid("clients.timeout", "0s", "a duration > 0"));
-        }
-        if self.server.tick.is_zero() {
-            return Err(invalid("server.tick", "0s", "a duration > 0"));
-        }
-        self.delay_model().validate().map_err(|e| match e {
-            rebound_retry::ConfigError::Invalid { field: "factor", value, expected } => {
-                ScenarioError::Invalid { field: "server.factor", value, expected }
-            }
-            other => invalid("server.k", other, "a finite number > 0"),
-        })?;
-        let o = &self.outage;
-        if o.kind != OutageKind::None && o.start >= o.end {
-            return Err(invalid("outage.end", fmt(o.end), "a duration after outage.start"));
-        }
-        if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
-            return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
-        }
-        crate::bounds::check(self)?;
-        crate::graph::Topology::new(self).map(|_| ())
-    }
-}
-
-fn fmt(d: Duration) -> String {
-    humantime::format_duration(d).to_string()
 }
