@@ -1,0 +1,145 @@
+//! A service's time per request (`service_time = "lognormal:p50=20ms,p99=120ms"`): its forms,
+//! their parsing and printing, and the sampler a run draws from.
+
+use rand::Rng;
+use rand_distr::{Distribution, Exp, LogNormal};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How long a worker spends on one request (its own work, downstream calls excluded).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ServiceTime {
+    /// Always the same.
+    Constant(Duration),
+    /// Exponentially distributed with this mean (a memoryless server: M/M/c).
+    Exponential(Duration),
+    /// Log-normal with this median and 99th percentile: `σ = ln(p99 / p50) / z₀.₉₉`,
+    /// `z₀.₉₉ = 2.3263`.
+    LogNormal {
+        /// The median.
+        p50: Duration,
+        /// The 99th percentile, ≥ p50.
+        p99: Duration,
+    },
+    /// S5's server ([`crate::server`]): delay grows with concurrency, per `[server]`; no worker
+    /// limit, no queue beyond the accept backlog.
+    S5,
+}
+
+/// The standard normal's 99th percentile.
+const Z99: f64 = 2.326_347_874;
+
+/// A service-time distribution ready to sample, in nanoseconds.
+#[derive(Debug, Clone, Copy)]
+pub enum Sampler {
+    /// Always this many nanoseconds.
+    Constant(f64),
+    /// Exponential.
+    Exponential(Exp<f64>),
+    /// Log-normal.
+    LogNormal(LogNormal<f64>),
+}
+
+impl Sampler {
+    /// One service time, in nanoseconds (at least 1).
+    pub fn sample<R: Rng>(&self, rng: &mut R) -> f64 {
+        let v = match self {
+            Sampler::Constant(v) => *v,
+            Sampler::Exponential(e) => e.sample(rng),
+            Sampler::LogNormal(l) => l.sample(rng),
+        };
+        v.clamp(1.0, 1e15)
+    }
+}
+
+impl ServiceTime {
+    /// The sampler, or `None` for `s5` (which has no per-request service time).
+    pub fn sampler(&self) -> Option<Sampler> {
+        let ns = |d: &Duration| d.as_nanos() as f64;
+        Some(match self {
+            ServiceTime::Constant(d) => Sampler::Constant(ns(d)),
+            ServiceTime::Exponential(m) => Sampler::Exponential(Exp::new(1.0 / ns(m)).ok()?),
+            ServiceTime::LogNormal { p50, p99 } => {
+                let sigma = (ns(p99) / ns(p50)).ln() / Z99;
+                Sampler::LogNormal(LogNormal::new(ns(p50).ln(), sigma).ok()?)
+            }
+            ServiceTime::S5 => return None,
+        })
+    }
+
+    /// The mean service time, for capacity estimates (`None` for `s5`).
+    pub fn mean(&self) -> Option<Duration> {
+        match *self {
+            ServiceTime::Constant(d) | ServiceTime::Exponential(d) => Some(d),
+            ServiceTime::LogNormal { p50, p99 } => {
+                let sigma = (p99.as_secs_f64() / p50.as_secs_f64()).ln() / Z99;
+                Some(p50.mul_f64((sigma * sigma / 2.0).exp()))
+            }
+            ServiceTime::S5 => None,
+        }
+    }
+}
+
+const SERVICE_TIME_FORMS: &str =
+    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h) or `s5`";
+
+fn duration(s: &str) -> Option<Duration> {
+    let d = humantime::parse_duration(s.trim()).ok()?;
+    (!d.is_zero() && d <= Duration::from_secs(3600)).then_some(d)
+}
+
+impl std::str::FromStr for ServiceTime {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid service_time `{s}`: must be {SERVICE_TIME_FORMS}");
+        if s.trim() == "s5" {
+            return Ok(ServiceTime::S5);
+        }
+        let (kind, args) = s.split_once(':').ok_or_else(bad)?;
+        match kind.trim() {
+            "constant" => duration(args).map(ServiceTime::Constant).ok_or_else(bad),
+            "exponential" => duration(args).map(ServiceTime::Exponential).ok_or_else(bad),
+            "lognormal" => {
+                let (mut p50, mut p99) = (None, None);
+                for kv in args.split(',') {
+                    match kv.split_once('=').map(|(k, v)| (k.trim(), v)) {
+                        Some(("p50", v)) => p50 = Some(duration(v).ok_or_else(bad)?),
+                        Some(("p99", v)) => p99 = Some(duration(v).ok_or_else(bad)?),
+                        _ => return Err(bad()),
+                    }
+                }
+                match (p50, p99) {
+                    (Some(p50), Some(p99)) if p50 <= p99 => Ok(ServiceTime::LogNormal { p50, p99 }),
+                    _ => Err(bad()),
+                }
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl std::fmt::Display for ServiceTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let h = |d: &Duration| humantime::format_duration(*d).to_string();
+        match self {
+            ServiceTime::Constant(d) => write!(f, "constant:{}", h(d)),
+            ServiceTime::Exponential(d) => write!(f, "exponential:{}", h(d)),
+            ServiceTime::LogNormal { p50, p99 } => write!(f, "lognormal:p50={},p99={}", h(p50), h(p99)),
+            ServiceTime::S5 => f.write_str("s5"),
+        }
+    }
+}
+
+impl Serialize for ServiceTime {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ServiceTime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
