@@ -53,10 +53,15 @@ impl Breaker {
         let cl = &mut self.clients[client as usize];
         cl.attempts += 1;
         match self.breaker.try_acquire(now) {
-            Ok(permit) => cl.permit = Some(permit),
-            Err(open) => cl.rejected = Some(open.retry_after),
+            Ok(permit) => {
+                cl.permit = Some(permit);
+                true
+            }
+            Err(open) => {
+                cl.rejected = Some(open.retry_after);
+                false
+            }
         }
-        cl.permit.is_some()
     }
 
     /// Reports client `client`'s attempt at `now`: failed, succeeded, or (`None`) not sent.
