@@ -142,7 +142,7 @@ impl Engine<'_> {
     #[inline]
     pub(super) fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
         match caller {
-            Caller::User(u) => self.users[u as usize].waits_for(seq),
+            Caller::User(u) => self.users.waits_for(u, seq),
             Caller::Job(s, j) => {
                 let job = self.svcs[s as usize].jobs[j as usize];
                 job.live && job.waiting && job.seq == seq

@@ -59,11 +59,6 @@ impl Engine<'_> {
     }
 
     #[inline]
-    fn is_waiting(&self, c: u32, seq: u32) -> bool {
-        self.users.waits_for(c, seq)
-    }
-
-    #[inline]
     pub(super) fn user_send(&mut self, t: Nanos, c: u32) {
         match self.retrier.admit(c, t) {
             Admission::Send => {}
@@ -99,7 +94,7 @@ impl Engine<'_> {
 
     #[inline]
     pub(super) fn user_timeout(&mut self, t: Nanos, c: u32, seq: u32) {
-        if self.is_waiting(c, seq) {
+        if self.users.waits_for(c, seq) {
             self.svcs[self.topo.entry].point(t).timedout += 1;
             self.user_fail(t, c, Failure::TimedOut);
         }
@@ -107,7 +102,7 @@ impl Engine<'_> {
 
     #[inline]
     pub(super) fn user_reply(&mut self, t: Nanos, c: u32, seq: u32, ok: bool) {
-        if !self.is_waiting(c, seq) {
+        if !self.users.waits_for(c, seq) {
             return;
         }
         if ok {
