@@ -3,6 +3,7 @@
 //! policy.
 
 use super::engine::{Caller, Engine, Ev};
+use super::hedge::Sent;
 use crate::queue::{nanos, Nanos};
 use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
@@ -43,7 +44,8 @@ impl Engine<'_> {
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
         self.hedge_start(t, Caller::Job(s, j), seq);
-        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first)
+        let sent = if first { Sent::First } else { Sent::Retry };
+        if !self.send(t, to, Caller::Job(s, j), seq, root, sent)
             && !self.hedge_error(t, Caller::Job(s, j), seq)
         {
             return self.call_failed(t, s, j, RetryCause::Error, true);

@@ -190,6 +190,6 @@ impl Engine<'_> {
                 (self.topo.nodes[s as usize].calls[job.call as usize].to, job.root)
             }
         };
-        self.arrive_as(t, to, caller, seq, root, Sent::Hedge)
+        self.send(t, to, caller, seq, root, Sent::Hedge)
     }
 }
