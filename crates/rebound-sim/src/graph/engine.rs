@@ -1,7 +1,6 @@
 //! The event loop: users and services, one event queue, one simulated clock.
 
 use super::service::{Svc, SvcKind};
-use super::stats::Roots;
 use super::topology::Topology;
 use super::users::Users;
 use crate::queue::{nanos, EventQueue, Nanos, SECOND};
@@ -57,11 +56,7 @@ pub(super) struct Engine<'a> {
     pub free_users: Vec<u32>,
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
-    pub roots: Roots,
     pub hedges: super::hedge::Hedges,
-    /// Whether any service makes calls: only then is a user request's work tallied through
-    /// [`Roots`]; without calls every attempt is the user's own, counted in [`super::users::User`].
-    pub calls: bool,
     pub rec: Recorder,
     /// The next second whose end-of-second service state is not yet recorded.
     pub sampled: u64,
@@ -159,9 +154,7 @@ impl<'a> Engine<'a> {
             free_users: Vec::new(),
             retrier: Retrier::new(spec, n, sc.seed).with_retry_on(sc.clients.retry_on),
             svcs,
-            roots: Roots::new(topo.nodes.len()),
             hedges: super::hedge::Hedges::default(),
-            calls: topo.nodes.iter().any(|n| !n.calls.is_empty()),
             rec: Recorder::new(end),
             sampled: 0,
             topo,

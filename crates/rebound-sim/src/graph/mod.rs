@@ -70,10 +70,11 @@
 //! Latency is from arrival to answer, answered requests only.
 //!
 //! *Amplification* of a service = attempts that reached it (shed and refused ones included,
-//! hedges included: every copy is an attempt) on behalf of user requests, divided by those user requests, counting every user request whose
-//! work was all finished by the end of the run (the user's answer and every request it caused
-//! downstream, abandoned ones included). With three retries at each of three layers and a dead
-//! bottom, it is 4 × 4 × 4 = 64 at the bottom.
+//! hedges included: every copy is an attempt) divided by the user requests *started* in the run,
+//! finished or not, so that a collapsed run shows its retries. With three retries at each of
+//! three layers and a dead bottom, it is 4 × 4 × 4 = 64 at the bottom. (The edge's own
+//! `amplification` in [`crate::StormReport`] is attempts per *success*; its
+//! `attempts_per_request` is the edge's amplification in this sense.)
 
 mod calls;
 mod config;
