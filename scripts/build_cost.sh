@@ -9,11 +9,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cost() { # name, manifest, extra cargo args...
-    local name=$1 manifest=$2; shift 2
+    local name=$1 manifest=$2 slug; shift 2
+    slug=$(echo "$name" | tr -c 'a-z0-9\n' '-')
     local crates
     crates=$(cargo tree -e normal --manifest-path "$manifest" "$@" --prefix none 2>/dev/null | sed 's/ (\*)//' | grep -v '^backon-cost' | sort -u | wc -l)
     /usr/bin/time -f "%U %S" -o "$work/time" \
-        cargo build --release --quiet --manifest-path "$manifest" "$@" --target-dir "$work/target-$name" >/dev/null
+        cargo build --release --quiet --manifest-path "$manifest" "$@" --target-dir "$work/target-$slug" >/dev/null
     read -r user sys <"$work/time"
     printf '| %s | %s | %.1f |\n' "$name" "$crates" "$(echo "$user + $sys" | bc)"
 }
