@@ -75,6 +75,7 @@ pub mod capacity;
 pub mod chunked;
 mod client_rng;
 pub mod contend;
+pub mod cost;
 pub mod delay;
 pub mod graph;
 pub mod ladder;
@@ -90,6 +91,7 @@ pub mod scheduler;
 pub mod serde_duration;
 pub mod server;
 pub mod shard;
+pub mod stop;
 pub mod storm;
 
 pub use bounds::{check_policy, MAX_OFFERED_RATE};
@@ -97,4 +99,5 @@ pub use delay::DelayModel;
 pub use scenario::{
     default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,
 };
+pub use stop::{RunError, Stop};
 pub use storm::StormReport;

@@ -93,6 +93,6 @@ pub use config::{
     CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
-pub use engine::{run, run_measured, Measured, Until};
+pub use engine::{run, run_measured, run_stoppable, Measured, Until};
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};
 pub use topology::{Edge, Node, Topology};
