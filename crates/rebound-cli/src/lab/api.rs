@@ -28,7 +28,7 @@ pub fn router() -> Router {
         .route("/api/defaults", get(defaults))
         .route("/api/specs/check", post(check_spec))
         .route("/api/runs", post(start_run))
-        .route("/api/runs/{id}", get(result))
+        .route("/api/runs/{id}", get(result).delete(cancel_run))
         .route("/api/runs/{id}/events", get(events))
         .with_state(Arc::new(Runs::default()))
 }
@@ -176,6 +176,18 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
             StatusCode::ACCEPTED,
             &json!({ "status": "running", "done": snapshot.reports.len(), "total": snapshot.total }),
         ),
+    }
+}
+
+/// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
+/// had already ended, 404 when unknown.
+async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    match runs.cancel(id) {
+        Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
+        Some(false) => {
+            json_response(StatusCode::CONFLICT, &json!({ "error": format!("run {id} has ended") }))
+        }
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
     }
 }
 

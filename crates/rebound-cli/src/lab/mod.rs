@@ -9,6 +9,7 @@
 //! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...]}` → 202 `{"id"}` or 400/429 `{"error"}` |
 //! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
+//! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
 
 mod api;
 mod runs;
