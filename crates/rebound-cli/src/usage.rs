@@ -61,6 +61,9 @@ pub fn is_usage(e: &anyhow::Error) -> bool {
 /// One day: the longest simulated run, and the bound of the lab's other durations.
 pub const DAY: Duration = Duration::from_secs(86_400);
 
+/// The shortest live run or per-attempt timeout (`load`, `experiment live`).
+pub const LIVE_MIN: Duration = Duration::from_millis(1);
+
 /// A parser of durations in `[min, max]` (`0` means zero), for clap's `value_parser`.
 ///
 /// The message names the range, e.g. "must be a duration in [1ns, 1day]".
