@@ -36,7 +36,8 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 pub struct Args {
     /// The retry policy, as a Rebound spec: constant, linear or exponential, with an optional
     /// `budget=` (one per process; a `redis:` one shared with other processes) and `throttle=`.
-    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY, value_parser = per_call_spec)]
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY,
+          value_parser = crate::usage::spec_for("exec", crate::usage::Runs::PerCall))]
     policy: Spec,
     /// Retry only on these exit codes (e.g. `1,7` or `1-5,75`); default: any failure.
     #[arg(long, value_name = "CODES", value_parser = parse_codes)]
@@ -47,16 +48,6 @@ pub struct Args {
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<String>,
-}
-
-/// Parses `--policy`: a spec that is not `responsive` (a per-call executor needs a per-call
-/// policy).
-fn per_call_spec(s: &str) -> Result<Spec, String> {
-    let spec: Spec = s.parse().map_err(|e: rebound_retry::ConfigError| e.to_string())?;
-    match spec.policy() {
-        Some(_) => Ok(spec),
-        None => Err("`exec` needs a constant, linear or exponential policy, not a responsive backoff".into()),
-    }
 }
 
 /// A set of exit codes, 0–255 (a bit set).

@@ -90,6 +90,10 @@ pub fn run(command: Command) -> Result<ExitCode> {
     } else {
         args.policies.clone()
     };
+    // Every policy checked before the first run starts a server.
+    for spec in &specs {
+        crate::load::policy_of(spec)?;
+    }
     let exe = std::env::current_exe().context("locating the rebound binary")?;
     // Ctrl-C, SIGTERM or SIGHUP end the run in progress, which continues, kills and reaps its
     // stopped server before rebound exits 128 + N.

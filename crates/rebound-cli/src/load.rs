@@ -35,10 +35,12 @@ pub struct Args {
     /// Per-attempt timeout, 1ms to 1day (it covers reading the response's body too).
     #[arg(long, default_value = "2s", value_parser = duration_in(LIVE_MIN, LIVE_MAX_DURATION))]
     pub timeout: Duration,
-    /// The retry policy, a Rebound spec (constant, linear or exponential).
+    /// The retry policy, a Rebound spec (constant, linear or exponential; `budget=` and
+    /// `throttle=` are honoured, `breaker=` and `hedge=` refused).
     #[arg(
         long,
-        default_value = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true"
+        default_value = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
+        value_parser = crate::usage::spec_for("load", crate::usage::Runs::PerCall)
     )]
     pub policy: Spec,
     /// How long to run, 1ms to 1day (required; the generator always stops by itself).
@@ -68,11 +70,11 @@ pub(crate) fn max_in_flight(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("`{s}` is out of range: must be an integer in [1, 1000000]"))
 }
 
-/// The policy of a spec `load` can run.
+/// The policy of a spec `load` (and `experiment live`) can run: every part of it honoured.
 pub(crate) fn policy_of(spec: &Spec) -> Result<Policy> {
-    spec.policy().copied().with_context(|| {
-        format!("--policy {spec}: the live lab runs constant, linear or exponential policies, not responsive")
-    })
+    crate::usage::honoured_by(spec, "load", crate::usage::Runs::PerCall)
+        .map_err(|e| crate::usage::usage(format!("invalid --policy {spec}: {e}")))?;
+    spec.policy().copied().context("a per-call policy")
 }
 
 impl Args {

@@ -9,6 +9,10 @@
 //!
 //! Bounds are stated once, here, and quoted by `--help` (see each flag's doc comment).
 
+mod spec;
+
+pub use spec::{honoured_by, spec_for, Runs};
+
 use rebound_sim::range::Counts;
 use std::time::Duration;
 
