@@ -3,7 +3,7 @@
 //! the event streams and the result endpoint.
 
 use rebound_retry::Spec;
-use rebound_sim::{storm, Scenario, StormReport};
+use rebound_sim::{replicate, Scenario, StormReport};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -24,6 +24,8 @@ pub struct Bounds {
     pub max_open_loop_requests: u64,
     /// Most policies in one run.
     pub max_policies: usize,
+    /// Most replications of each policy (`runs`).
+    pub max_runs: u32,
     /// Wall-clock time a run may take, in seconds; past it the run fails.
     pub max_wall_s: u64,
     /// Runs going at once, over every tab; past it a new run is refused (HTTP 429).
@@ -32,13 +34,14 @@ pub struct Bounds {
 
 /// The lab's bounds: 100,000 clients, 600 s, 12 M client-seconds (the benchmark scenario's
 /// 100,000 clients × 120 s), 1.2 M open-loop requests (what those clients send at S5's 10 s
-/// think time), 12 policies, 60 s of wall-clock time, 4 runs at once.
+/// think time), 12 policies, 100 replications, 60 s of wall-clock time, 4 runs at once.
 pub const BOUNDS: Bounds = Bounds {
     max_clients: 100_000,
     max_duration_s: 600,
     max_client_seconds: 12_000_000,
     max_open_loop_requests: 1_200_000,
     max_policies: 12,
+    max_runs: 100,
     max_wall_s: 60,
     max_running: 4,
 };
@@ -122,11 +125,12 @@ pub struct Runs {
 }
 
 impl Runs {
-    /// Starts `scenario` (policies already chosen and bounded) on a thread of its own.
+    /// Starts `scenario` (policies already chosen and bounded), each policy `runs` times
+    /// (already bounded), on a thread of its own.
     ///
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
-    pub fn start(&self, scenario: Scenario) -> Result<usize, String> {
+    pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
         let running = self.running.fetch_add(1, Ordering::SeqCst);
         if running >= BOUNDS.max_running {
             self.running.fetch_sub(1, Ordering::SeqCst);
@@ -149,7 +153,7 @@ impl Runs {
         std::thread::Builder::new()
             .name(format!("lab-run-{id}"))
             .spawn(move || {
-                execute(&scenario, &tx, Duration::from_secs(BOUNDS.max_wall_s));
+                execute(&scenario, runs, &tx, Duration::from_secs(BOUNDS.max_wall_s));
                 counter.fetch_sub(1, Ordering::SeqCst);
             })
             .map_err(|e| {
@@ -166,7 +170,7 @@ impl Runs {
 }
 
 /// Runs every policy of `scenario` in order, publishing each report, then the document.
-fn execute(scenario: &Scenario, tx: &watch::Sender<Snapshot>, wall: Duration) {
+fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, wall: Duration) {
     let started = Instant::now();
     let mut reports: Vec<StormReport> = Vec::with_capacity(scenario.policies.len());
     for spec in &scenario.policies {
@@ -181,7 +185,7 @@ fn execute(scenario: &Scenario, tx: &watch::Sender<Snapshot>, wall: Duration) {
             tx.send_modify(|s| s.phase = Phase::Failed(msg));
             return;
         }
-        let report = run_one(scenario, spec);
+        let report = run_one(scenario, spec, runs);
         let json = Arc::new(serde_json::to_string(&report).unwrap_or_default());
         reports.push(report);
         tx.send_modify(|s| s.reports.push(json));
@@ -193,6 +197,8 @@ fn execute(scenario: &Scenario, tx: &watch::Sender<Snapshot>, wall: Duration) {
     tx.send_modify(|s| s.phase = phase);
 }
 
-fn run_one(scenario: &Scenario, spec: &Spec) -> StormReport {
-    storm::run(scenario, spec)
+/// `runs` replications of `spec` ([`replicate::run_all`]): run 0's report with all of them
+/// summarised.
+fn run_one(scenario: &Scenario, spec: &Spec, runs: u32) -> StormReport {
+    replicate::run_all(scenario, std::slice::from_ref(spec), runs, replicate::Until::End).remove(0)
 }
