@@ -141,8 +141,7 @@ fn metrics_mean_one_thing() {
     let r = storm::run(&quiet, &"constant:max-retries=0".parse().unwrap());
     assert_eq!(r.attempts_per_request, 1.0);
     // Nothing succeeds: attempts per success is null, not the number of attempts.
-    let mut dead = Scenario::default();
-    dead.duration = Duration::from_secs(30);
+    let mut dead = Scenario { duration: Duration::from_secs(30), ..Scenario::default() };
     dead.outage.kind = rebound_sim::OutageKind::HardDown;
     dead.outage.start = Duration::ZERO;
     dead.outage.end = Duration::from_secs(30);
