@@ -7,7 +7,8 @@
 //! With replications ([`run_cell_runs`]) each cell is a probability of recovery, and the
 //! boundary is where it crosses 50 %.
 //!
-//! Offered load scales the closed loop's `clients.count`, or the open loop's `clients.rate`.
+//! Offered load scales the closed loop's `clients.count`, or the open loop's `clients.rate`,
+//! and every load phase's `rate` or `count` alike.
 //!
 //! ```
 //! use rebound_sim::map::{run_cell, MapAxes};
@@ -75,6 +76,15 @@ pub fn cell_scenario(base: &Scenario, duration: Duration, load_pct: f64) -> Scen
         None => {
             let clients = (f64::from(base.clients.count) * load_pct / 100.0).round();
             s.clients.count = clients.clamp(1.0, 10_000_000.0) as u32;
+        }
+    }
+    // Load phases scale alike: a phase's rate, or its active users.
+    for phase in &mut s.clients.phases {
+        if let Some(rate) = &mut phase.rate {
+            rate.per_s *= load_pct / 100.0;
+        }
+        if let Some(count) = &mut phase.count {
+            *count = (f64::from(*count) * load_pct / 100.0).round().clamp(0.0, 10_000_000.0) as u32;
         }
     }
     s.duration = s.duration.max(s.outage.end + Duration::from_secs(60));

@@ -3,6 +3,7 @@
 //! policy.
 
 use super::engine::{Caller, Engine, Ev};
+use super::hedge::Sent;
 use crate::queue::{nanos, Nanos};
 use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
@@ -43,8 +44,8 @@ impl Engine<'_> {
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
         self.hedge_start(t, Caller::Job(s, j), seq);
-        if !self.arrive(t, to, Caller::Job(s, j), seq, first) && !self.hedge_error(t, Caller::Job(s, j), seq)
-        {
+        let sent = if first { Sent::First } else { Sent::Retry };
+        if !self.send(t, to, Caller::Job(s, j), seq, sent) && !self.hedge_error(t, Caller::Job(s, j), seq) {
             return self.call_failed(t, s, j, RetryCause::Error, true);
         }
         self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));

@@ -189,6 +189,6 @@ impl Engine<'_> {
                 self.topo.nodes[s as usize].calls[job.call as usize].to
             }
         };
-        self.arrive_as(t, to, caller, seq, Sent::Hedge)
+        self.send(t, to, caller, seq, Sent::Hedge)
     }
 }

@@ -82,6 +82,8 @@ mod engine;
 mod event;
 mod finish;
 mod hedge;
+mod load;
+mod network;
 mod outage;
 mod refuse;
 mod serve;
@@ -90,10 +92,12 @@ mod stats;
 mod topology;
 mod users;
 
+pub(crate) use config::is_zero;
 pub use config::{
-    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
+    CallConfig, OnFull, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
 pub use engine::{run, run_measured, Measured, Until};
+pub use network::Link;
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};
 pub use topology::{Edge, Node, Topology};

@@ -91,6 +91,10 @@ impl Scenario {
         if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
             return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
         }
+        if !(0.0..=1.0).contains(&o.error_rate) {
+            return Err(invalid("outage.error_rate", o.error_rate, "a probability in [0, 1]"));
+        }
+        super::load::check(self)?;
         let v = &self.verdict;
         for (field, d) in [("verdict.baseline", v.baseline), ("verdict.window", v.window)] {
             if d.subsec_nanos() != 0 || d.is_zero() || d > self.duration {
