@@ -127,8 +127,9 @@ async fn check_spec(body: Bytes) -> Response {
 const RUN_KEYS: [&str; 2] = ["scenario", "policies"];
 
 /// The scenario of a run request: TOML text or a JSON object with the same keys; then its
-/// policies (the request's, else the scenario's, else the built-in seven) and the bounds.
-fn parse_run(body: &[u8]) -> Result<Scenario, String> {
+/// policies (the request's, else the scenario's, else the built-in seven), the replications of
+/// each (`runs`, default 1) and the bounds.
+fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     let req: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
     let Value::Object(fields) = &req else {
@@ -167,15 +168,24 @@ fn parse_run(body: &[u8]) -> Result<Scenario, String> {
     }
     scenario.policies = scenario.policies_or_default();
     check_bounds(&scenario)?;
-    Ok(scenario)
+    let max = BOUNDS.max_runs;
+    let runs = match req.get("runs") {
+        None | Some(Value::Null) => 1,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| (1..=u64::from(max)).contains(n))
+            .ok_or_else(|| format!("`runs` = {v} is invalid: must be an integer in [1, {max}]"))?
+            as u32,
+    };
+    Ok((scenario, runs))
 }
 
 async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
-    let scenario = match parse_run(&body) {
+    let (scenario, n) = match parse_run(&body) {
         Ok(s) => s,
         Err(e) => return bad_request(e),
     };
-    match runs.start(scenario) {
+    match runs.start(scenario, n) {
         Ok(id) => json_response(
             StatusCode::ACCEPTED,
             &json!({ "id": id, "events": format!("/api/runs/{id}/events"), "result": format!("/api/runs/{id}") }),
