@@ -117,7 +117,9 @@ fn parse_trigger(s: &str) -> Result<OutageKind, String> {
         "hard-down" => Ok(OutageKind::HardDown),
         "load-spike" => Ok(OutageKind::LoadSpike),
         "errors" => Ok(OutageKind::Errors),
-        _ => Err(format!("invalid trigger `{s}`: must be capacity-cut, pause, hard-down, load-spike or errors")),
+        _ => Err(format!(
+            "invalid trigger `{s}`: must be capacity-cut, pause, hard-down, load-spike or errors"
+        )),
     }
 }
 
@@ -179,14 +181,18 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             return Err(usage(format!("invalid `--factor` {f}: must be a number in (0, 1000]")))
         }
         (_, Some(_)) => {
-            return Err(usage("invalid `--factor`: it sets a load spike's factor; the --trigger is not load-spike"))
+            return Err(usage(
+                "invalid `--factor`: it sets a load spike's factor; the --trigger is not load-spike",
+            ))
         }
         _ => {}
     }
     match (args.trigger, args.error_rate) {
         (OutageKind::Errors, Some(p)) => base.outage.error_rate = p,
         (_, Some(_)) => {
-            return Err(usage("invalid `--error-rate`: it sets an error burst's rate; the --trigger is not errors"))
+            return Err(usage(
+                "invalid `--error-rate`: it sets an error burst's rate; the --trigger is not errors",
+            ))
         }
         _ => {}
     }

@@ -119,3 +119,28 @@ fn bad_values_name_the_key_and_the_range() {
         assert!(e.contains(key) && e.contains(range), "{text}\n-> {e}\n(want `{key}` and `{range}`)");
     }
 }
+
+#[test]
+fn the_fuzz_corpus_seeds_parse() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/scenario");
+    let mut seen = String::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        Scenario::from_toml(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        seen += &text;
+    }
+    for key in [
+        "arrivals",
+        "phase",
+        "load-spike",
+        "errors",
+        "error_rate",
+        "on_full",
+        "latency",
+        "loss",
+        "linear:",
+        "retry_on",
+    ] {
+        assert!(seen.contains(key), "no seed uses {key}");
+    }
+}
