@@ -1,8 +1,8 @@
 //! Issue 26's incidents, each against the figure theory gives, within the interval of
-//! replications (one run per seed, a 95 % Student-t interval on their mean; a recovery
-//! probability's Wilson interval): independent errors and retries, network delay and loss,
-//! constant against Poisson arrivals, a load spike that tips a retrying system, latency that
-//! grows with load, a full queue that drops, and `retry_on`.
+//! replications (one run per seed, a 95 % Student-t interval on their mean): independent errors
+//! and retries, network delay and loss, constant against Poisson arrivals, latency that grows
+//! with load, and `retry_on`. The load spike (recovery probabilities with Wilson intervals),
+//! phases, error bursts and dropping queues are in `incidents_load.rs`.
 
 use rebound_sim::{storm, Scenario, StormReport};
 
@@ -26,15 +26,6 @@ fn interval(xs: &[f64]) -> (f64, f64) {
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     let half = 2.262 * (var / n).sqrt() + 1e-9;
     (mean - half, mean + half)
-}
-
-/// The Wilson score interval (95 %) of `k` successes in `n` trials.
-fn wilson(k: usize, n: usize) -> (f64, f64) {
-    let (k, n, z) = (k as f64, n as f64, 1.96f64);
-    let p = k / n;
-    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    (centre - half, centre + half)
 }
 
 fn within(want: f64, (lo, hi): (f64, f64), what: &str) {
