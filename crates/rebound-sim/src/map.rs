@@ -48,13 +48,16 @@ pub struct Cell {
 }
 
 /// The scenario of one cell: `base` with the trigger lasting `duration` from its start, the
-/// clients scaled to `load_pct` percent (at least one), and the run lasting at least 60 s past
-/// the trigger.
+/// clients scaled to `load_pct` percent (at least one; a load profile's phase counts alike),
+/// and the run lasting at least 60 s past the trigger.
 pub fn cell_scenario(base: &Scenario, duration: Duration, load_pct: f64) -> Scenario {
     let mut s = base.clone();
     s.outage.end = s.outage.start.saturating_add(duration);
     let clients = (f64::from(base.clients.count) * load_pct / 100.0).round();
     s.clients.count = clients.clamp(1.0, 10_000_000.0) as u32;
+    for p in &mut s.clients.phases {
+        p.count = p.count.map(|n| (f64::from(n) * load_pct / 100.0).round().min(10_000_000.0) as u32);
+    }
     s.duration = s.duration.max(s.outage.end + Duration::from_secs(60));
     s
 }
