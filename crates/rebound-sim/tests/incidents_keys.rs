@@ -92,6 +92,7 @@ fn bad_values_name_the_key_and_the_range() {
         (closed(&phase("start = \"10s\"\nend = \"20s\"\ncount = 20000000")), "clients.phase.count", "[0, 10000000]"),
         (open(&phase("start = \"10s\"\nend = \"20s\"\nrate = \"-1/s\"")), "rate", "0/s"),
         (closed("count = 5000000\n[outage]\nkind = \"load-spike\"\nfactor = 3"), "clients.count", "10000000 users"),
+        (closed("count = 500000\nthink = \"1s\"\n[outage]\nkind = \"load-spike\"\nfactor = 3"), "clients.think", "/ 1000000 s"),
         ("[outage]\nkind = \"load-spike\"\nfactor = 0".into(), "outage.factor", "(0, 1000]"),
         ("[outage]\nkind = \"load-spike\"\nfactor = 1001".into(), "outage.factor", "(0, 1000]"),
         ("[outage]\nkind = \"errors\"\nerror_rate = 1.5".into(), "outage.error_rate", "[0, 1]"),
