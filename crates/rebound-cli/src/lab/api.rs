@@ -59,7 +59,7 @@ async fn defaults() -> Response {
 
 /// Service-graph examples (`examples/scenarios/`, linked as the crate's `scenarios/` so that the
 /// package carries them), compiled in so the page works anywhere.
-const EXAMPLES: [(&str, &str); 4] = [
+const EXAMPLES: [(&str, &str); 7] = [
     (
         "Three tiers, every layer retrying 3 times; db down 30 s",
         include_str!("../../scenarios/three-tier.toml"),
@@ -67,6 +67,15 @@ const EXAMPLES: [(&str, &str); 4] = [
     ("Three tiers, retries at the edge only", include_str!("../../scenarios/three-tier-edge-only.toml")),
     ("Three tiers, gRPC retry budget at every hop", include_str!("../../scenarios/three-tier-budget.toml")),
     ("Open-loop users (Poisson arrivals)", include_str!("../../scenarios/open-loop.toml")),
+    (
+        "Three tiers with deep queues, users' load x3 for 10 s",
+        include_str!("../../scenarios/load-spike.toml"),
+    ),
+    (
+        "Three tiers retrying errors; db 50 % errors for 30 s",
+        include_str!("../../scenarios/error-burst.toml"),
+    ),
+    ("A 3 s GC pause under constant arrivals", include_str!("../../scenarios/gc-pause.toml")),
 ];
 
 /// `(name, TOML, scenario)`: S5's storm under each kind of outage, then the service-graph
