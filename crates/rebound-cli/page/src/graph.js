@@ -49,13 +49,16 @@ export function drawGraph(box, obj, usersPolicy, stats) {
   const g = new dagre.graphlib.Graph({ multigraph: true });
   g.setGraph({ rankdir: "LR", nodesep: 30, ranksep: 70, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
-  for (const n of nodes) g.setNode(n.id, { width: Math.max(120, 8 * Math.max(n.label.length, n.sub.length * 0.85, 14)), height: 46, ...n });
+  const outage = outageOf(obj);
+  for (const n of nodes) {
+    if (outage && outage.target === n.id) n.sub = outage.label;
+    g.setNode(n.id, { width: Math.max(120, 8 * Math.max(n.label.length, n.sub.length * 0.85, 14)), height: 46, ...n });
+  }
   edges.forEach((e, i) => {
     if (g.hasNode(e.from) && g.hasNode(e.to)) g.setEdge(e.from, e.to, { width: 170, height: 34, labelpos: "c", ...e }, "e" + i);
   });
   dagre.layout(g);
   const { width, height } = g.graph();
-  const outage = outageOf(obj);
   let svg = `<svg class="graph" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="Service graph: ${nodes.length} boxes, ${g.edgeCount()} calls">`;
   svg += `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="#333"/></marker></defs>`;
   for (const ref of g.edges()) {
@@ -75,7 +78,7 @@ export function drawGraph(box, obj, usersPolicy, stats) {
     svg += `<g class="node${down ? " down" : ""}" data-name="${esc(id.replace("\u0000", ""))}">`;
     svg += `<rect x="${x}" y="${y}" width="${n.width}" height="${n.height}" rx="6" fill="${down ? "#fde0d9" : "#f4f6f8"}" stroke="${down ? "#b2182b" : "#555"}" stroke-width="${down ? 2.5 : 1}"${down ? ' stroke-dasharray="6 3"' : ""}/>`;
     svg += `<text x="${n.x}" y="${n.y - 4}" text-anchor="middle" font-size="13" font-weight="600">${esc(n.label)}</text>`;
-    svg += `<text x="${n.x}" y="${n.y + 12}" text-anchor="middle" font-size="11">${esc(down ? outage.label : n.sub)}</text></g>`;
+    svg += `<text x="${n.x}" y="${n.y + 12}" text-anchor="middle" font-size="11">${esc(n.sub)}</text></g>`;
   }
   box.innerHTML = svg + "</svg>";
 }
