@@ -76,6 +76,7 @@ pub mod chunked;
 mod client_rng;
 pub mod contend;
 pub mod delay;
+pub mod estimate;
 pub mod graph;
 pub mod ladder;
 pub mod map;
@@ -83,6 +84,7 @@ pub mod paged;
 mod prefetch;
 pub mod queue;
 pub mod range;
+pub mod replicate;
 pub mod report;
 pub mod retrier;
 pub mod scenario;
@@ -91,6 +93,7 @@ pub mod serde_duration;
 pub mod server;
 pub mod shard;
 pub mod storm;
+pub mod verdict;
 
 pub use bounds::{check_policy, MAX_OFFERED_RATE};
 pub use delay::DelayModel;
@@ -98,3 +101,4 @@ pub use scenario::{
     default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,
 };
 pub use storm::StormReport;
+pub use verdict::{Verdict, VerdictConfig};

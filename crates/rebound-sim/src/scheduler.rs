@@ -122,7 +122,7 @@ impl<T> Entry<T> {
 }
 
 /// Orders entries in reverse, so that `BinaryHeap` (a max-heap) pops the earliest first.
-struct Reversed<T>(Entry<T>);
+pub(crate) struct Reversed<T>(pub(crate) Entry<T>);
 
 impl<T> PartialEq for Reversed<T> {
     fn eq(&self, other: &Self) -> bool {

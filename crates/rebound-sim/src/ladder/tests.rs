@@ -57,3 +57,28 @@ fn many_events_at_one_instant_keep_their_order_and_a_bounded_ladder() {
     assert_eq!(order, want);
     assert!(q.spare.len() <= MAX_RUNGS);
 }
+
+/// Events landing in the current bucket's range after it was taken go to the late heap past
+/// [`SORTED_INSERT`]: a run of them costs O(log n) each, not a move of the whole bottom, and
+/// they still leave in `(time, sequence)` order.
+#[test]
+fn a_crowded_bottom_spills_into_the_late_heap_in_order() {
+    let mut q = LadderScheduler::default();
+    let mut heap = HeapScheduler::default();
+    // A wide first bucket: two events a day apart.
+    for (i, at) in [0u64, 86_400_000_000_000].into_iter().enumerate() {
+        q.insert(at, i as u64, i as u64);
+        heap.insert(at, i as u64, i as u64);
+    }
+    assert_eq!(q.pop(), heap.pop());
+    for i in 2..100_000u64 {
+        let at = 1 + (i * 7919) % 1_000_000;
+        q.insert(at, i, i);
+        heap.insert(at, i, i);
+    }
+    assert!(q.late.len() > 90_000, "{q:?}");
+    while let Some(e) = heap.pop() {
+        assert_eq!(q.pop(), Some(e));
+    }
+    assert_eq!(q.pop(), None);
+}
