@@ -5,7 +5,6 @@
 mod browser;
 
 use browser::{until, Session, ONE_AT_A_TIME};
-use std::path::Path;
 use std::time::Duration;
 
 const RUN: Duration = Duration::from_secs(120);
@@ -115,14 +114,12 @@ async fn export_downloads_toml_json_csv_and_each_chart_as_svg_and_png() {
     ] {
         s.el(css).await.click().await.unwrap();
     }
-    let file = |name: &'static str| {
-        let dir = s.downloads.clone();
+    let file = |name: &str| {
+        let (dir, name) = (s.downloads.clone(), name.to_string());
         async move {
-            until(Duration::from_secs(20), name, || async {
-                let p = dir.join(name);
-                let bytes = std::fs::read(&p).ok().filter(|b| !b.is_empty())?;
+            until(Duration::from_secs(20), &name, || async {
                 // Chromium writes `NAME.crdownload` first and renames it when complete.
-                Path::new(&p).exists().then_some(bytes)
+                std::fs::read(dir.join(&name)).ok().filter(|b| !b.is_empty())
             })
             .await
         }
@@ -137,6 +134,11 @@ async fn export_downloads_toml_json_csv_and_each_chart_as_svg_and_png() {
     assert_eq!(users, 2 * 120, "a users' row per policy and second");
     let svg = String::from_utf8(file("rebound-goodput.svg").await).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("<path"), "{}", &svg[..200.min(svg.len())]);
+    // The `--html` report: a link to the lab's copy (Chromium holds an .html download from a
+    // site never visited before for the user to confirm, so the test follows the link itself).
+    let href = s.el("#export-html").await.prop("href").await.unwrap().unwrap();
+    let html = reqwest::get(&href).await.unwrap().text().await.unwrap();
+    assert!(html.contains("<svg") && html.contains("policy: constant:base=100ms"), "the --html report");
     let png = file("rebound-goodput.png").await;
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     s.close().await;

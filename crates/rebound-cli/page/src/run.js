@@ -5,9 +5,11 @@
 import { state, showError } from "./editor.js";
 import * as history from "./history.js";
 import { show } from "./view.js";
+import { SESSION } from "./session.js";
 
 const $ = (id) => document.getElementById(id);
 let active = null; // {id, source, timer}
+
 
 const headers = { "Content-Type": "application/json" };
 
@@ -61,7 +63,7 @@ function watch(id, runs, done) {
     const secs = ((performance.now() - t0) / 1000).toFixed(1);
     active.source.close();
     const name = $("builtin").selectedOptions[0]?.text || "scenario";
-    const entry = await history.add({ apiId: id, name, toml: state.text, runs, doc });
+    const entry = await history.add({ apiId: id, name, toml: state.text, runs, doc, session: SESSION });
     window.history.replaceState(null, "", history.permalink(state.text, runs));
     show([entry]);
     await done(entry);

@@ -6,6 +6,7 @@ import { chart, dispose, METRICS, toSvg, toPng } from "./charts.js";
 import { slots, style, shortLabel } from "./palette.js";
 import { summaryTable, amplificationTable, diffTable, meanings, esc } from "./results.js";
 import { redrawGraph, seconds } from "./editor.js";
+import { SESSION } from "./session.js";
 
 const $ = (id) => document.getElementById(id);
 let shown = [];
@@ -26,6 +27,7 @@ export function show(entries) {
     html += summaryTable(e.doc.policies, styleOf) + amplificationTable(e.doc.policies) + "</section>";
   }
   box.innerHTML = html + meanings();
+  reportLink(entries[0]);
   pickers(entries);
   drawCharts();
   graphStats();
@@ -41,6 +43,17 @@ function pickers(entries) {
   const pol = $("graph-policy");
   pol.innerHTML = "";
   entries[0].doc.policies.forEach((r, i) => pol.add(new Option(`${i + 1}. ${shortLabel(r.policy)}`, String(i))));
+}
+
+/** The link to the lab's `--html` report of `entry`: the lab keeps it for the runs it made since
+ * this page loaded (its ids start again at 1 when it restarts). */
+function reportLink(entry) {
+  const a = $("export-html");
+  const ours = entry.session === SESSION;
+  if (ours) a.href = `/api/runs/${entry.apiId}/report.html`;
+  else a.removeAttribute("href");
+  a.download = `storm-${entry.apiId}.html`;
+  a.title = ours ? "the report `rebound storm --html` writes" : "kept by the lab for runs made since this page loaded: Edit, then Run again";
 }
 
 /** Draws one chart per picked metric for the picked scope. */

@@ -30,6 +30,7 @@ pub fn router() -> Router {
         .route("/api/runs", post(start_run))
         .route("/api/runs/{id}", get(result))
         .route("/api/runs/{id}/events", get(events))
+        .route("/api/runs/{id}/report.html", get(report))
         .with_state(Arc::new(Runs::default()))
 }
 
@@ -181,6 +182,22 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
             StatusCode::ACCEPTED,
             &json!({ "status": "running", "done": snapshot.reports.len(), "total": snapshot.total }),
         ),
+    }
+}
+
+/// A finished run's `--html` report, as `rebound storm --html` writes it.
+async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    let Some(rx) = runs.watch(id) else {
+        return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
+    };
+    let html = rx.borrow().html.clone();
+    match html {
+        Some(html) => {
+            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.as_str().to_string()).into_response()
+        }
+        None => {
+            json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("run {id} has no report (yet)") }))
+        }
     }
 }
 
