@@ -170,7 +170,9 @@ export function estimate() {
     text = `${work.toLocaleString("en")} client-seconds per policy (bound ${b.max_client_seconds.toLocaleString("en")})`;
   }
   over = over || secs > b.max_duration_s || n > b.max_policies;
-  $("estimate").textContent = `Cost: ${text} × ${n} ${n === 1 ? "policy" : "policies"}; at most ${b.max_wall_s} s of wall-clock time.${over ? " Past the lab's bounds: the run will be refused." : ""}`;
+  const runs = Math.max(1, Number($("runs").value) || 1);
+  const reps = runs > 1 ? ` × ${runs} replications` : "";
+  $("estimate").textContent = `Cost: ${text} × ${n} ${n === 1 ? "policy" : "policies"}${reps}; at most ${b.max_wall_s} s of wall-clock time.${over ? " Past the lab's bounds: the run will be refused." : ""}`;
   $("estimate").classList.toggle("over", over);
 }
 

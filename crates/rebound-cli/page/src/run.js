@@ -51,12 +51,15 @@ function watch(id, runs, done) {
   $("cancel").disabled = false;
   $("progress").hidden = false;
   tick();
+  const reports = [];
   source.addEventListener("policy", (e) => {
     const d = JSON.parse(e.data);
     finished = d.index + 1;
     total = d.total;
     policyStart = performance.now();
+    reports[d.index] = d.report;
     tick();
+    show([partial(id, runs, reports.filter(Boolean))]);
   });
   source.addEventListener("result", async (e) => {
     const doc = JSON.parse(e.data);
@@ -75,6 +78,18 @@ function watch(id, runs, done) {
     stop(`Run #${id}: failed`);
     $("run-error").textContent = msg;
   });
+}
+
+/** A run in progress as a history-like entry: the reports so far, and the scenario's keys the
+ * view reads (with the simulator's defaults) until the document arrives. */
+function partial(id, runs, reports) {
+  const o = state.obj || {};
+  const out = o.outage || {};
+  const scenario = {
+    seed: o.seed ?? 1, duration: o.duration ?? "2m",
+    outage: { kind: out.kind ?? "pause", start: out.start ?? "15s", end: out.end ?? "45s" },
+  };
+  return { apiId: id, label: `#${id} (running)`, name: $("builtin").selectedOptions[0]?.text || "scenario", seed: scenario.seed, runs, doc: { scenario, policies: reports } };
 }
 
 function stop(status) {
