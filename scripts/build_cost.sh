@@ -36,5 +36,5 @@ cp Cargo.lock "$work/backon/Cargo.lock"
 echo "| build | crates | CPU s |"
 echo "|---|---|---|"
 cost "rebound-retry --no-default-features" Cargo.toml -p rebound-retry --no-default-features
-cost "rebound-retry (default: tokio, serde)" Cargo.toml -p rebound-retry
+cost "rebound-retry (default: tokio, serde, http)" Cargo.toml -p rebound-retry
 cost "backon 1.6 --no-default-features" "$work/backon/Cargo.toml"

@@ -83,6 +83,7 @@ pub mod aws;
 mod backoff;
 mod breaker;
 pub mod budget;
+pub mod chaos;
 mod clock;
 mod error;
 mod hedge;
