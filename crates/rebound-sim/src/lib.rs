@@ -75,7 +75,9 @@ pub mod capacity;
 pub mod chunked;
 mod client_rng;
 pub mod contend;
+pub mod cost;
 pub mod delay;
+pub mod estimate;
 pub mod graph;
 pub mod ladder;
 pub mod map;
@@ -83,6 +85,7 @@ pub mod paged;
 mod prefetch;
 pub mod queue;
 pub mod range;
+pub mod replicate;
 pub mod report;
 pub mod retrier;
 pub mod scenario;
@@ -90,11 +93,15 @@ pub mod scheduler;
 pub mod serde_duration;
 pub mod server;
 pub mod shard;
+pub mod stop;
 pub mod storm;
+pub mod verdict;
 
 pub use bounds::{check_policy, MAX_OFFERED_RATE};
 pub use delay::DelayModel;
 pub use scenario::{
     default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,
 };
+pub use stop::{RunError, Stop};
 pub use storm::StormReport;
+pub use verdict::{Verdict, VerdictConfig};

@@ -52,6 +52,8 @@ pub struct Scenario {
     pub services: Vec<crate::graph::ServiceConfig>,
     /// Retry policies to compare, as Rebound specs; empty means [`default_policies`].
     pub policies: Vec<Spec>,
+    /// How a run's verdict is drawn (`[verdict]`, see [`crate::verdict`]).
+    pub verdict: crate::verdict::VerdictConfig,
 }
 
 /// The client population (S5's client flags): a closed loop of `count` users thinking `think`
@@ -254,6 +256,7 @@ impl Default for Scenario {
             outage: Outage::default(),
             services: Vec::new(),
             policies: Vec::new(),
+            verdict: crate::verdict::VerdictConfig::default(),
         }
     }
 }

@@ -53,7 +53,7 @@ impl Link {
 /// A message on its way: an attempt to deliver, or an answer.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Message {
-    Attempt { to: u16, caller: Caller, seq: u32, root: u32, sent: Sent },
+    Attempt { to: u16, caller: Caller, seq: u32, sent: Sent },
     Answer { caller: Caller, seq: u32, ok: bool },
 }
 
@@ -110,28 +110,16 @@ impl Engine<'_> {
     /// Sends `caller`'s attempt `seq` to service `to` over its link. `false`: refused at once
     /// (only without a network between them: over one, a refusal comes back as an answer).
     #[inline]
-    pub(super) fn send(
-        &mut self,
-        t: Nanos,
-        to: usize,
-        caller: Caller,
-        seq: u32,
-        root: u32,
-        sent: Sent,
-    ) -> bool {
+    pub(super) fn send(&mut self, t: Nanos, to: usize, caller: Caller, seq: u32, sent: Sent) -> bool {
         if !self.net {
-            return self.arrive_as(t, to, caller, seq, root, sent);
+            return self.arrive_as(t, to, caller, seq, sent);
         }
         let link = self.link_of(caller);
         if link.is_plain() {
-            return self.arrive_as(t, to, caller, seq, root, sent);
+            return self.arrive_as(t, to, caller, seq, sent);
         }
         if let Some(d) = self.cross(link) {
-            if self.calls {
-                // The attempt on its way is work of the user's request.
-                self.roots.retain(root);
-            }
-            let i = self.in_flight.put(Message::Attempt { to: to as u16, caller, seq, root, sent });
+            let i = self.in_flight.put(Message::Attempt { to: to as u16, caller, seq, sent });
             self.q.push(t.saturating_add(d), Ev::Net(i));
         }
         true
@@ -152,12 +140,9 @@ impl Engine<'_> {
     /// A message reaches its end.
     pub(super) fn net_arrive(&mut self, t: Nanos, i: u32) {
         match self.in_flight.take(i) {
-            Message::Attempt { to, caller, seq, root, sent } => {
-                if !self.arrive_as(t, to as usize, caller, seq, root, sent) {
+            Message::Attempt { to, caller, seq, sent } => {
+                if !self.arrive_as(t, to as usize, caller, seq, sent) {
                     self.reply_over(t, caller, seq, false);
-                }
-                if self.calls {
-                    self.roots.release(root);
                 }
             }
             Message::Answer { caller, seq, ok } => self.deliver_reply(t, caller, seq, ok),

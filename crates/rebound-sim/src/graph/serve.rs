@@ -13,18 +13,7 @@ impl Engine<'_> {
     /// An attempt of `caller` (a first attempt, a retry or a hedge) arrives at service `s`.
     /// `false`: refused at once (down or shed): the caller has an error now. `true`: the caller
     /// will get an answer or time out.
-    pub(super) fn arrive_as(
-        &mut self,
-        t: Nanos,
-        s: usize,
-        caller: Caller,
-        seq: u32,
-        root: u32,
-        sent: Sent,
-    ) -> bool {
-        if self.calls {
-            self.roots.hit(root, s);
-        }
+    pub(super) fn arrive_as(&mut self, t: Nanos, s: usize, caller: Caller, seq: u32, sent: Sent) -> bool {
         let svc = &mut self.svcs[s];
         let down = svc.down;
         let p = svc.point(t);
@@ -54,10 +43,7 @@ impl Engine<'_> {
                 }
             };
         }
-        let j = svc.alloc(caller, seq, root, t);
-        if self.calls {
-            self.roots.retain(root);
-        }
+        let j = svc.alloc(caller, seq, t);
         let svc = &mut self.svcs[s];
         match &mut svc.kind {
             SvcKind::S5(_) => {}
@@ -81,10 +67,7 @@ impl Engine<'_> {
     #[inline]
     /// Frees a request that gets no answer from this service.
     fn drop_job(&mut self, _t: Nanos, s: usize, j: u32) {
-        let job = self.svcs[s].release(j);
-        if self.calls {
-            self.roots.release(job.root);
-        }
+        self.svcs[s].release(j);
     }
 
     #[inline]
@@ -240,9 +223,6 @@ impl Engine<'_> {
             if ok && t >= self.measure_from {
                 self.measured.ok += 1;
             }
-        }
-        if self.calls {
-            self.roots.release(job.root);
         }
         self.reply(t, job.caller, job.caller_seq, ok);
     }

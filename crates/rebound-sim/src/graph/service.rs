@@ -18,7 +18,6 @@ use std::collections::VecDeque;
 pub(super) struct Job {
     pub caller: Caller,
     pub caller_seq: u32,
-    pub root: u32,
     pub arrived: Nanos,
     /// Bumped when the slot is freed, so that a stale event is recognised.
     pub gen: u32,
@@ -161,11 +160,10 @@ impl Svc {
 
     #[inline]
     /// A new request slot.
-    pub fn alloc(&mut self, caller: Caller, caller_seq: u32, root: u32, t: Nanos) -> u32 {
+    pub fn alloc(&mut self, caller: Caller, caller_seq: u32, t: Nanos) -> u32 {
         let fresh = |gen, seq| Job {
             caller,
             caller_seq,
-            root,
             arrived: t,
             gen,
             live: true,

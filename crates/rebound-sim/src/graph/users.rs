@@ -30,12 +30,9 @@ impl Engine<'_> {
             // (The common case: the last request succeeded at once, its backoff never stepped.)
             self.retrier.start_fresh(c, t);
         }
+        self.rec.started += 1;
         let u = &mut self.users[c as usize];
         u.clear_tries();
-        if self.calls {
-            let root = self.roots.open();
-            self.users.set_root(c, root);
-        }
         self.user_send(t, c);
     }
 
@@ -79,11 +76,10 @@ impl Engine<'_> {
         u.set_waiting(true);
         let (seq, first) = (u.seq, u.tries() == 0);
         u.add_try();
-        let root = self.users.root(c);
         self.rec.at(t).sent += 1;
         self.hedge_start(t, Caller::User(c), seq);
         let sent = if first { Sent::First } else { Sent::Retry };
-        if !self.send(t, self.topo.entry, Caller::User(c), seq, root, sent)
+        if !self.send(t, self.topo.entry, Caller::User(c), seq, sent)
             && !self.hedge_error(t, Caller::User(c), seq)
         {
             return self.user_fail(t, c, Failure::Error);
@@ -160,11 +156,6 @@ impl Engine<'_> {
     /// The user's request is over (answered or given up): the next one (closed loop) or the
     /// slot's release (open loop).
     fn user_done(&mut self, t: Nanos, c: u32) {
-        if self.calls {
-            self.roots.release(self.users.root(c));
-        } else {
-            self.roots.add(self.topo.entry, self.users[c as usize].tries());
-        }
         if self.arrivals.is_some() {
             self.free_users.push(c);
         } else {
