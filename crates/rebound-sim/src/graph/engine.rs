@@ -274,34 +274,6 @@ impl<'a> Engine<'a> {
             Caller::Job(s, j) => self.call_reply(t, s, j, seq, ok),
         }
     }
-
-    #[inline]
-    fn outage_start(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
-        match self.sc.outage.kind {
-            OutageKind::Pause => self.pause(s),
-            OutageKind::HardDown => self.go_down(t, s),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
-            OutageKind::Errors => {
-                let (base, burst) = (self.topo.nodes[s].error_rate, self.sc.outage.error_rate);
-                self.svcs[s].error_rate = 1.0 - (1.0 - base) * (1.0 - burst);
-            }
-            // (A load spike is a step of the load: [`Engine::load_change`].)
-            OutageKind::LoadSpike | OutageKind::None => {}
-        }
-    }
-
-    #[inline]
-    fn outage_end(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
-        match self.sc.outage.kind {
-            OutageKind::Pause => self.resume(t, s),
-            OutageKind::HardDown => self.svcs[s].come_up(),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
-            OutageKind::Errors => self.svcs[s].error_rate = self.topo.nodes[s].error_rate,
-            OutageKind::LoadSpike | OutageKind::None => {}
-        }
-    }
 }
 
 #[cfg(test)]
