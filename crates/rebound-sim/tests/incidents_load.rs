@@ -77,6 +77,36 @@ kind = "none"
 }
 
 #[test]
+fn a_phase_from_the_start_sets_the_first_rate() {
+    let s = scenario(
+        r#"
+duration = "20s"
+[clients]
+rate = "100/s"
+arrivals = "constant"
+timeout = "1s"
+[[clients.phase]]
+start = "0s"
+end = "10s"
+rate = "50/s"
+[[service]]
+name = "api"
+workers = 100
+service_time = "constant:1ms"
+[outage]
+kind = "load-spike"
+factor = 3
+start = "0s"
+end = "5s"
+"#,
+    );
+    let sent = per_second(&storm::run(&s, &"constant:max-retries=0".parse().unwrap()));
+    assert!(sent[1..5].iter().all(|&n| n == 150), "{sent:?}");
+    assert!(sent[6..10].iter().all(|&n| n == 50), "{sent:?}");
+    assert!(sent[11..].iter().all(|&n| n == 100), "{sent:?}");
+}
+
+#[test]
 fn closed_loop_phases_and_a_spike_set_the_active_users() {
     let text = |outage: &str| {
         format!(

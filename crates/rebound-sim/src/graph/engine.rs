@@ -189,7 +189,9 @@ impl<'a> Engine<'a> {
         e.hedges.on =
             e.retrier.hedge_max() > 1 || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_max() > 1);
         let level = e.schedule_load();
-        if e.arrivals.is_some() {
+        if let Some(open) = &mut e.arrivals {
+            // (A phase or a spike from 0 s sets the first rate.)
+            open.set_rate(sc.clients.arrivals, level);
             e.next_arrival(0);
         } else {
             e.active = level as u32;
