@@ -37,7 +37,8 @@ fn service<'a>(r: &'a StormReport, name: &str) -> &'a rebound_sim::graph::Servic
 }
 
 /// One service `api` with ample workers and `extra` in its table; users retry up to 3 times,
-/// 10 ms apart, with a 10 s timeout unless `clients` sets one.
+/// 10 ms apart, with a 10 s timeout unless `clients` sets one. The users stop at 55 s (a
+/// phase of none), so that every request started is finished by the end.
 fn one_service(extra: &str, clients: &str) -> String {
     let timeout = if clients.contains("timeout") { "" } else { "timeout = \"10s\"" };
     format!(
@@ -49,6 +50,10 @@ count = 200
 think = "100ms"
 {timeout}
 {clients}
+[[clients.phase]]
+start = "55s"
+end = "60s"
+count = 0
 [[service]]
 name = "api"
 workers = 1000

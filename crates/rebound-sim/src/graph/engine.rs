@@ -189,7 +189,9 @@ impl<'a> Engine<'a> {
         e.hedges.on =
             e.retrier.hedge_max() > 1 || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_max() > 1);
         let level = e.schedule_load();
-        if e.arrivals.is_some() {
+        if let Some(open) = &mut e.arrivals {
+            // (A phase or a spike from 0 s sets the first rate.)
+            open.set_rate(sc.clients.arrivals, level);
             e.next_arrival(0);
         } else {
             e.active = level as u32;
@@ -272,34 +274,6 @@ impl<'a> Engine<'a> {
         match caller {
             Caller::User(u) => self.user_reply(t, u, seq, ok),
             Caller::Job(s, j) => self.call_reply(t, s, j, seq, ok),
-        }
-    }
-
-    #[inline]
-    fn outage_start(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
-        match self.sc.outage.kind {
-            OutageKind::Pause => self.pause(s),
-            OutageKind::HardDown => self.go_down(t, s),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
-            OutageKind::Errors => {
-                let (base, burst) = (self.topo.nodes[s].error_rate, self.sc.outage.error_rate);
-                self.svcs[s].error_rate = 1.0 - (1.0 - base) * (1.0 - burst);
-            }
-            // (A load spike is a step of the load: [`Engine::load_change`].)
-            OutageKind::LoadSpike | OutageKind::None => {}
-        }
-    }
-
-    #[inline]
-    fn outage_end(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
-        match self.sc.outage.kind {
-            OutageKind::Pause => self.resume(t, s),
-            OutageKind::HardDown => self.svcs[s].come_up(),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
-            OutageKind::Errors => self.svcs[s].error_rate = self.topo.nodes[s].error_rate,
-            OutageKind::LoadSpike | OutageKind::None => {}
         }
     }
 }
