@@ -4,7 +4,11 @@
 //! Text is laid out with DejaVu Sans, embedded in the binary (`assets/`), so plots need no
 //! system fonts.
 
-use anyhow::{anyhow, bail, Context, Result};
+mod file;
+
+pub use file::{drawing_error, save, Figure};
+
+use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -58,29 +62,26 @@ pub fn register_font() {
 /// Draws `panels` stacked vertically into `path` (`.svg` or `.png`), 1000 px wide.
 ///
 /// # Errors
-/// An unsupported extension, or a file that cannot be written.
+/// An unsupported extension, or a file that cannot be written (see [`save`]).
 pub fn draw(path: &Path, panels: &[Panel]) -> Result<()> {
     let size = (1000, 380 * panels.len().max(1) as u32);
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    register_font();
-    let result = match ext.as_str() {
-        "svg" => render(SVGBackend::new(path, size).into_drawing_area(), panels),
-        "png" => render(BitMapBackend::new(path, size).into_drawing_area(), panels),
-        _ => bail!("invalid plot path `{}`: the extension must be .svg or .png", path.display()),
-    };
-    result.with_context(|| format!("cannot draw {}", path.display()))
+    save(path, size, &Panels(panels))
 }
 
-fn render<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, panels: &[Panel]) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
-    root.fill(&WHITE).map_err(err)?;
-    for (area, panel) in root.split_evenly((panels.len().max(1), 1)).iter().zip(panels) {
-        draw_panel(area, panel).map_err(err)?;
+/// Panels stacked vertically.
+struct Panels<'a>(&'a [Panel]);
+
+impl Figure for Panels<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<()>
+    where
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE).map_err(drawing_error)?;
+        for (area, panel) in root.split_evenly((self.0.len().max(1), 1)).iter().zip(self.0) {
+            draw_panel(area, panel).map_err(drawing_error)?;
+        }
+        root.present().map_err(drawing_error)
     }
-    root.present().map_err(err)
 }
 
 fn bounds(panel: &Panel) -> ((f64, f64), (f64, f64)) {
@@ -154,36 +155,28 @@ pub struct HeatMap {
 /// As [`draw`].
 pub fn draw_heatmaps(path: &Path, maps: &[HeatMap], x_label: &str, y_label: &str, slow: f64) -> Result<()> {
     let size = (460 * maps.len().max(1) as u32, 460);
-    register_font();
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    let result = match ext.as_str() {
-        "svg" => {
-            render_heatmaps(SVGBackend::new(path, size).into_drawing_area(), maps, x_label, y_label, slow)
-        }
-        "png" => {
-            render_heatmaps(BitMapBackend::new(path, size).into_drawing_area(), maps, x_label, y_label, slow)
-        }
-        _ => bail!("invalid plot path `{}`: the extension must be .svg or .png", path.display()),
-    };
-    result.with_context(|| format!("cannot draw {}", path.display()))
+    save(path, size, &HeatMaps { maps, x_label, y_label, slow })
 }
 
-fn render_heatmaps<DB: DrawingBackend>(
-    root: DrawingArea<DB, Shift>,
-    maps: &[HeatMap],
-    x_label: &str,
-    y_label: &str,
+/// Heat maps side by side.
+struct HeatMaps<'a> {
+    maps: &'a [HeatMap],
+    x_label: &'a str,
+    y_label: &'a str,
     slow: f64,
-) -> Result<()>
-where
-    DB::ErrorType: 'static,
-{
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| anyhow!("{e:?}");
-    root.fill(&WHITE).map_err(err)?;
-    for (area, map) in root.split_evenly((1, maps.len().max(1))).iter().zip(maps) {
-        draw_heatmap(area, map, x_label, y_label, slow).map_err(err)?;
+}
+
+impl Figure for HeatMaps<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<()>
+    where
+        DB::ErrorType: 'static,
+    {
+        root.fill(&WHITE).map_err(drawing_error)?;
+        for (area, map) in root.split_evenly((1, self.maps.len().max(1))).iter().zip(self.maps) {
+            draw_heatmap(area, map, self.x_label, self.y_label, self.slow).map_err(drawing_error)?;
+        }
+        root.present().map_err(drawing_error)
     }
-    root.present().map_err(err)
 }
 
 /// Half the spacing of sorted positions (the half-width of a cell), 0.5 for a single one.

@@ -12,7 +12,10 @@ use rebound_sim::shard::Shard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::path::PathBuf;
+
+mod merge;
+
+pub use merge::{merge, MergeArgs};
 
 /// Where a command's cells come from.
 #[derive(Debug)]
@@ -48,7 +51,7 @@ impl Cells {
                     .map(|(i, c)| Ok((i, serde_json::to_value(c)?)))
                     .collect::<Result<_>>()?;
                 let doc = ShardDoc { command: command.into(), args: own_args(), shard, total: n, cells };
-                println!("{}", serde_json::to_string(&doc)?);
+                crate::output::line(&serde_json::to_string(&doc)?)?;
                 Ok(None)
             }
             Cells::Merged(values) => {
@@ -75,79 +78,9 @@ struct ShardDoc {
     cells: Vec<(usize, Value)>,
 }
 
-/// This process's arguments after the subcommand, without `--shard`.
+/// This process's arguments after the subcommand, without `--shard` and the output paths
+/// (`--plot`, `--html`): a shard document carries what the cells depend on, never where the
+/// merged run writes (that is `rebound merge --plot/--html`'s to say).
 fn own_args() -> Vec<String> {
-    let mut out = Vec::new();
-    let mut args = std::env::args().skip(2);
-    while let Some(a) = args.next() {
-        if a == "--shard" {
-            args.next();
-        } else if !a.starts_with("--shard=") {
-            out.push(a);
-        }
-    }
-    out
-}
-
-/// Join the shards of a `map`, `sweep` or `contend` run (`--shard I/N`) into the document the
-/// unsharded run prints.
-#[derive(Debug, clap::Args)]
-pub struct MergeArgs {
-    /// The shards' outputs, one file per shard, in any order.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
-}
-
-/// The merged command, its arguments and its cells in order.
-pub struct Merged {
-    /// `map`, `sweep` or `contend`.
-    pub command: String,
-    /// Its arguments, without `--shard`.
-    pub args: Vec<String>,
-    /// Every cell, in order.
-    pub cells: Cells,
-}
-
-/// Reads and checks the shard files.
-///
-/// # Errors
-/// An unreadable or malformed file, shards of different commands or arguments, a missing or
-/// repeated shard.
-pub fn merge(args: &MergeArgs) -> Result<Merged> {
-    let mut docs = Vec::with_capacity(args.files.len());
-    for path in &args.files {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let doc: ShardDoc = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a shard document", path.display()))?;
-        docs.push((path, doc));
-    }
-    let (_, first) = &docs[0];
-    let count = first.shard.count as usize;
-    let mut seen = vec![false; count];
-    let mut cells: Vec<Option<Value>> = vec![None; first.total];
-    for (path, doc) in &docs {
-        if (&doc.command, &doc.args, doc.shard.count, doc.total)
-            != (&first.command, &first.args, first.shard.count, first.total)
-        {
-            bail!("{} is a shard of another run than {}", path.display(), args.files[0].display());
-        }
-        if std::mem::replace(&mut seen[doc.shard.index as usize], true) {
-            bail!("shard {} is given twice ({})", doc.shard, path.display());
-        }
-        for (i, v) in &doc.cells {
-            let slot =
-                cells.get_mut(*i).with_context(|| format!("{}: cell {i} out of range", path.display()))?;
-            *slot = Some(v.clone());
-        }
-    }
-    if let Some(i) = seen.iter().position(|s| !s) {
-        bail!("shard {i}/{count} is missing");
-    }
-    let cells = cells
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| c.with_context(|| format!("cell {i} is missing")))
-        .collect::<Result<_>>()?;
-    Ok(Merged { command: first.command.clone(), args: first.args.clone(), cells: Cells::Merged(cells) })
+    merge::without_local_flags(std::env::args().skip(2))
 }

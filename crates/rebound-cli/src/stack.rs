@@ -22,6 +22,10 @@ pub fn describe(s: &Scenario) -> String {
         OutageKind::Pause => format!("{target} paused {}..{}", h(o.start), h(o.end)),
         OutageKind::HardDown => format!("{target} down {}..{}", h(o.start), h(o.end)),
         OutageKind::CapacityCut => format!("{target} {}x slower {}..{}", o.slowdown, h(o.start), h(o.end)),
+        OutageKind::LoadSpike => format!("load x{} {}..{}", o.factor, h(o.start), h(o.end)),
+        OutageKind::Errors => {
+            format!("{target} fails {}% of attempts {}..{}", o.error_rate * 100.0, h(o.start), h(o.end))
+        }
     };
     let mut out = format!(
         "{users}, timeout {}, calling {entry}; {outage}; {} simulated; seed {}",

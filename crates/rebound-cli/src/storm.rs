@@ -158,6 +158,10 @@ pub fn describe(s: &Scenario) -> String {
         OutageKind::Pause => format!("paused {}..{}", h(o.start), h(o.end)),
         OutageKind::HardDown => format!("down {}..{}", h(o.start), h(o.end)),
         OutageKind::CapacityCut => format!("{}x slower {}..{}", o.slowdown, h(o.start), h(o.end)),
+        OutageKind::LoadSpike => format!("load x{} {}..{}", o.factor, h(o.start), h(o.end)),
+        OutageKind::Errors => {
+            format!("{}% of attempts fail {}..{}", o.error_rate * 100.0, h(o.start), h(o.end))
+        }
     };
     format!(
         "{} clients (think {}, timeout {}); server {} at <= {} in flight, x{} per {} more; {}; {} simulated; seed {}",

@@ -78,3 +78,95 @@ fn bad_shards_are_usage_errors_naming_the_flag() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("--shard"), "{shard}");
     }
 }
+
+/// Two shards of a small map, as JSON values to tamper with.
+fn map_shards(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let grid = ["map", "--durations", "2..8:3", "--loads", "80..120:20", "--policy", "constant:base=100ms"];
+    (0..2)
+        .map(|i| {
+            let mut a = grid.to_vec();
+            let shard = format!("{i}/2");
+            let plot = dir.join("from-shard.svg");
+            a.extend(["--shard", &shard, "--plot", plot.to_str().unwrap()]);
+            serde_json::from_slice(&stdout(&a)).unwrap()
+        })
+        .collect()
+}
+
+/// Writes the documents and merges them; returns (status, stderr).
+fn merge_docs(dir: &std::path::Path, docs: &[serde_json::Value], extra: &[&str]) -> (Option<i32>, String) {
+    let files: Vec<String> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let p = dir.join(format!("t{i}.json"));
+            std::fs::write(&p, d.to_string()).unwrap();
+            p.to_str().unwrap().to_string()
+        })
+        .collect();
+    let out = rebound().arg("merge").args(&files).args(extra).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A change made to the shard documents.
+type Forge = dyn Fn(&mut Vec<serde_json::Value>);
+
+#[test]
+fn merge_refuses_forged_headers_without_panicking_or_allocating() {
+    let dir = tempdir("forged");
+    let docs = map_shards(&dir);
+    let forged = |f: &Forge| {
+        let mut d = docs.clone();
+        f(&mut d);
+        merge_docs(&dir, &d, &[])
+    };
+    let cases: Vec<(Box<Forge>, &str)> = vec![
+        (Box::new(|d| d.iter_mut().for_each(|d| d["total"] = (1u64 << 62).into())), "files carry 9"),
+        (
+            Box::new(|d| d.iter_mut().for_each(|d| d["total"] = serde_json::json!(1e15))),
+            "not a shard document",
+        ),
+        (Box::new(|d| d[1]["shard"] = serde_json::json!({"index": 7, "count": 2})), "invalid shard 7/2"),
+        (Box::new(|d| d[0]["shard"] = serde_json::json!({"index": 0, "count": 0})), "invalid shard 0/0"),
+        (Box::new(|d| d.iter_mut().for_each(|d| d["shard"]["count"] = 10_000.into())), "is missing"),
+        (Box::new(|d| d[1] = d[0].clone()), "given twice"),
+        (
+            Box::new(|d| {
+                // Shard 1 also carries a forged copy of shard 0's cell 0.
+                let cell = d[0]["cells"][0].clone();
+                d[1]["cells"].as_array_mut().unwrap().push(cell);
+            }),
+            "cell 0 is not shard 1/2's",
+        ),
+        (
+            Box::new(|d| d[1]["cells"].as_array_mut().unwrap().push(serde_json::json!([99, {}]))),
+            "cell 99 is out of range",
+        ),
+    ];
+    for (f, expected) in cases {
+        let (code, err) = forged(&*f);
+        assert_eq!(code, Some(1), "{expected}: {err}");
+        assert!(err.contains(expected) && err.lines().count() == 1, "{expected}: {err}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn merge_ignores_output_paths_inside_shard_files_and_takes_its_own() {
+    let dir = tempdir("paths");
+    let mut docs = map_shards(&dir);
+    // The shards do not record their --plot; a forged file that adds one is ignored.
+    assert!(!docs[0]["args"].to_string().contains("--plot"), "{}", docs[0]["args"]);
+    let planted = dir.join("planted.svg");
+    for d in &mut docs {
+        let args = d["args"].as_array_mut().unwrap();
+        args.extend(["--plot".into(), planted.to_str().unwrap().into()]);
+        args.push(format!("--html={}", dir.join("planted.html").display()).into());
+    }
+    let mine = dir.join("mine.svg");
+    let (code, err) = merge_docs(&dir, &docs, &["--plot", mine.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!planted.exists() && !dir.join("planted.html").exists() && !dir.join("from-shard.svg").exists());
+    assert!(std::fs::read_to_string(&mine).unwrap().contains("<svg"));
+    std::fs::remove_dir_all(dir).unwrap();
+}

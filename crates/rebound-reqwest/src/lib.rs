@@ -31,8 +31,10 @@
 #![warn(missing_docs, missing_debug_implementations)]
 
 mod attempt;
+mod builtin;
 mod middleware;
 #[cfg(feature = "tracing")]
 mod trace;
 
+pub use builtin::builtin_retry;
 pub use middleware::{AttemptTimedOut, CircuitOpen, RetryMiddleware, Throttled};

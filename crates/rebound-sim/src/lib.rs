@@ -77,6 +77,7 @@ mod client_rng;
 pub mod contend;
 pub mod cost;
 pub mod delay;
+pub mod estimate;
 pub mod graph;
 pub mod ladder;
 pub mod map;
@@ -84,6 +85,7 @@ pub mod paged;
 mod prefetch;
 pub mod queue;
 pub mod range;
+pub mod replicate;
 pub mod report;
 pub mod retrier;
 pub mod scenario;
@@ -93,6 +95,7 @@ pub mod server;
 pub mod shard;
 pub mod stop;
 pub mod storm;
+pub mod verdict;
 
 pub use bounds::{check_policy, MAX_OFFERED_RATE};
 pub use delay::DelayModel;
@@ -101,3 +104,4 @@ pub use scenario::{
 };
 pub use stop::{RunError, Stop};
 pub use storm::StormReport;
+pub use verdict::{Verdict, VerdictConfig};

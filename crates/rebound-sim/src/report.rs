@@ -45,6 +45,8 @@ pub struct Recorder {
     pub residence: u128,
     /// Requests the server answered.
     pub answered: u64,
+    /// User requests started (first attempts of the users' requests, sent or not).
+    pub started: u64,
 }
 
 impl Recorder {
@@ -52,7 +54,7 @@ impl Recorder {
     pub fn new(duration: Nanos) -> Recorder {
         let n = duration.div_ceil(SECOND) as usize;
         let points = (0..n as u64).map(|t| Point { t, ..Point::default() }).collect();
-        Recorder { points, waited: 0, peak_concurrency: 0, residence: 0, answered: 0 }
+        Recorder { points, waited: 0, peak_concurrency: 0, residence: 0, answered: 0, started: 0 }
     }
 
     /// The point of the second holding `t` (the last one past the end).
@@ -94,16 +96,26 @@ pub fn baseline(points: &[Point], outage: Option<(u64, u64)>) -> f64 {
 /// A run with no goodput before the outage (`baseline` 0) never recovers: there is nothing to
 /// come back to, and "recovered" must not be said of a run without a single success.
 pub fn recovery(points: &[Point], end: u64, window: usize, baseline: f64) -> Option<u64> {
+    recovery_to(points, end, window, baseline, 0.9)
+}
+
+/// [`recovery`] with `threshold` (in (0, 1]) in place of 90 %: the first second `s ≥ end` where
+/// goodput over `[s, s + window)` and over `[s, end of run)` is at least `threshold × baseline`
+/// and no later whole window falls below half of `baseline`.
+pub fn recovery_to(points: &[Point], end: u64, window: usize, baseline: f64, threshold: f64) -> Option<u64> {
     if baseline.is_nan() || baseline <= 0.0 {
         return None;
     }
-    let target = 0.9 * baseline;
+    let target = threshold * baseline;
     let n = points.len();
+    let window = window.max(1);
     let end = end as usize;
     let no_relapse = |s: usize| {
-        (s + window..n - window + 1).step_by(window).all(|w| mean_ok(points, w, w + window) >= baseline / 2.0)
+        (s + window..(n + 1).saturating_sub(window))
+            .step_by(window)
+            .all(|w| mean_ok(points, w, w + window) >= baseline / 2.0)
     };
-    (end..n.saturating_sub(window - 1))
+    (end..(n + 1).saturating_sub(window))
         .find(|&s| {
             mean_ok(points, s, s + window) >= target && mean_ok(points, s, n) >= target && no_relapse(s)
         })

@@ -22,6 +22,9 @@
 mod backoffs;
 mod breaker;
 mod hedging;
+mod retry_on;
+
+pub use retry_on::RetryOn;
 
 use crate::queue::Nanos;
 use backoffs::Backoffs;
@@ -56,6 +59,8 @@ pub struct Retrier {
     /// Latencies recorded, and the adaptive delay last computed with how many were recorded then.
     recorded: Cell<u64>,
     percentile: Cell<Option<(u64, Option<Duration>)>>,
+    /// Which failures may be retried.
+    retry_on: RetryOn,
 }
 
 /// A seed for client `client` of a run seeded with `seed` (SplitMix64's finaliser, so that
@@ -93,7 +98,14 @@ impl Retrier {
             hedge: spec.hedge().and_then(|h| h.policy().ok()),
             recorded: Cell::new(0),
             percentile: Cell::new(None),
+            retry_on: RetryOn::All,
         }
+    }
+
+    /// Retries only the failures `on` allows (default: all).
+    pub fn with_retry_on(mut self, on: RetryOn) -> Retrier {
+        self.retry_on = on;
+        self
     }
 
     /// Makes room for clients up to `clients` (exclusive), each with its own backoff seeded as
@@ -196,6 +208,9 @@ impl Retrier {
         }
         if let Some(b) = &self.budget {
             b.on_failure(now);
+        }
+        if !self.retry_on.allows(cause) {
+            return None;
         }
         let delay = self.backoff.next_delay(client)?;
         // `max-elapsed`, as the library's executors apply it: no wait that would end past it.

@@ -17,7 +17,9 @@ use rebound_retry::Spec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+pub mod load;
 mod validate;
+pub use load::{Arrivals, Phase};
 pub use validate::ScenarioError;
 pub(crate) use validate::{fmt, invalid};
 
@@ -50,6 +52,8 @@ pub struct Scenario {
     pub services: Vec<crate::graph::ServiceConfig>,
     /// Retry policies to compare, as Rebound specs; empty means [`default_policies`].
     pub policies: Vec<Spec>,
+    /// How a run's verdict is drawn (`[verdict]`, see [`crate::verdict`]).
+    pub verdict: crate::verdict::VerdictConfig,
 }
 
 /// The client population (S5's client flags): a closed loop of `count` users thinking `think`
@@ -79,6 +83,25 @@ pub struct Clients {
     /// The service users call (a `[[service]]` name); default: the first one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub calls: Option<String>,
+    /// Open loop: `poisson` (default) or `constant` gaps of `1 / rate` between arrivals.
+    #[serde(skip_serializing_if = "Arrivals::is_poisson")]
+    pub arrivals: Arrivals,
+    /// A load profile (`[[clients.phase]]`): from each phase's `start` to its `end`, its `rate`
+    /// (open loop) or `count` (closed loop) replaces the base one. In time order, not
+    /// overlapping, at most [`load::MAX_PHASES`].
+    #[serde(rename = "phase", skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
+    /// Network delay each way between the users and the service they call (any service-time
+    /// form but `s5` and `linear`); default none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::graph::ServiceTime>,
+    /// Probability in [0, 1] that an attempt or its answer is lost on the users' link (the user
+    /// times out); default 0.
+    #[serde(skip_serializing_if = "crate::graph::is_zero")]
+    pub loss: f64,
+    /// Which failures the users' policy may retry: `all` (default), `errors` or `timeouts`.
+    #[serde(skip_serializing_if = "crate::retrier::RetryOn::is_all")]
+    pub retry_on: crate::retrier::RetryOn,
 }
 
 /// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
@@ -133,7 +156,26 @@ pub struct Outage {
     /// For `capacity-cut`: every response takes this many times longer (default 10), finite,
     /// ≥ 1.
     pub slowdown: f64,
+    /// For `load-spike`: the offered load (open-loop rate, or closed-loop active users) is
+    /// multiplied by this, in (0, 1000] (default 2).
+    #[serde(skip_serializing_if = "is_default_factor")]
+    pub factor: f64,
+    /// For `errors`: the probability, in [0, 1], that each attempt at the service fails (an
+    /// error answer after its service time) during the outage (default 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub error_rate: f64,
 }
+
+fn is_default_factor(f: &f64) -> bool {
+    *f == DEFAULT_SPIKE_FACTOR
+}
+
+fn is_one(f: &f64) -> bool {
+    *f == 1.0
+}
+
+/// A load spike's `factor` by default.
+pub const DEFAULT_SPIKE_FACTOR: f64 = 2.0;
 
 /// Kinds of outage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -148,6 +190,12 @@ pub enum OutageKind {
     HardDown,
     /// The server is slowed by `slowdown` (Huang et al.'s capacity-cut trigger).
     CapacityCut,
+    /// The offered load is multiplied by `factor` (Huang et al.'s load-spike trigger); it hits
+    /// the users, not a service.
+    LoadSpike,
+    /// Each attempt at the service fails with probability `error_rate`: an error answer after
+    /// its service time (an error burst).
+    Errors,
 }
 
 impl Default for Clients {
@@ -159,6 +207,11 @@ impl Default for Clients {
             timeout: Duration::from_secs(2),
             rate: None,
             calls: None,
+            arrivals: Arrivals::Poisson,
+            phases: Vec::new(),
+            latency: None,
+            loss: 0.0,
+            retry_on: crate::retrier::RetryOn::All,
         }
     }
 }
@@ -186,6 +239,8 @@ impl Default for Outage {
             start: Duration::from_secs(15),
             end: Duration::from_secs(45),
             slowdown: 10.0,
+            factor: DEFAULT_SPIKE_FACTOR,
+            error_rate: 1.0,
         }
     }
 }
@@ -201,6 +256,7 @@ impl Default for Scenario {
             outage: Outage::default(),
             services: Vec::new(),
             policies: Vec::new(),
+            verdict: crate::verdict::VerdictConfig::default(),
         }
     }
 }

@@ -6,8 +6,10 @@
 //! arrive at a fixed rate instead. The run is the service-graph engine's ([`crate::graph`]); a
 //! scenario without `[[service]]` is S5's one server. The network is loopback: no delay.
 
+use crate::replicate::Replications;
 use crate::report::Point;
 use crate::scenario::Scenario;
+use crate::verdict::Verdict;
 use rebound_retry::Spec;
 use serde::Serialize;
 
@@ -18,17 +20,25 @@ pub use crate::graph::Until;
 pub struct StormReport {
     /// The policy, as its canonical spec.
     pub policy: String,
-    /// Whether goodput came back to ≥ 90 % of the pre-outage baseline (see [`crate::report`]).
+    /// The run's verdict: `healthy`, `recovered`, `stuck` or `unstable` ([`crate::verdict`]).
+    pub verdict: Verdict,
+    /// Whether the verdict is `healthy` or `recovered` ([`Verdict::recovered`]).
     pub recovered: bool,
-    /// Seconds from the end of the outage to recovery, if it recovered.
+    /// Seconds from the end of the trigger to recovery, if it recovered (0 when healthy).
     pub recovery_s: Option<f64>,
     /// The most requests in the server at once.
     pub peak_concurrency: u64,
-    /// Attempts sent per successful request: the retry amplification.
+    /// Users' attempts per successful request (attempts sent when none succeeded), as in
+    /// earlier releases: the same as `attempts_per_success` where that is defined.
     pub amplification: f64,
+    /// Users' attempts (first tries and retries) per user request started.
+    pub attempts_per_request: f64,
+    /// Users' attempts per successful user request; null when none succeeded.
+    pub attempts_per_success: Option<f64>,
     /// Total time clients spent waiting between attempts, in seconds.
     pub total_wait_s: f64,
-    /// Mean goodput over the 10 s before the outage, in requests per second.
+    /// The verdict's baseline: mean goodput over `verdict.baseline` before the trigger (or
+    /// from the start without one), in requests per second.
     pub baseline_ok_per_s: f64,
     /// Attempts sent.
     pub attempts: u64,
@@ -52,6 +62,9 @@ pub struct StormReport {
     /// ([`crate::graph`]); the fields above describe the edge (the users and the service they
     /// call).
     pub services: Vec<crate::graph::ServiceReport>,
+    /// What all the runs of this policy say ([`crate::replicate`]); one run for [`run`].
+    #[serde(flatten)]
+    pub replications: Replications,
 }
 
 /// Runs `scenario` with every user following `spec`, to the end of the run.

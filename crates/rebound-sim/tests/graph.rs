@@ -63,9 +63,12 @@ fn three_retries_at_three_layers_send_64_attempts_to_the_bottom() {
     let p = "constant:base=10ms,max-retries=3";
     let r = run(&three_tier(p, p));
     assert!(r.ok == 0 && r.gave_up > 1000, "every user request fails: {} given up", r.gave_up);
-    assert_eq!(amplification(&r, "front"), 4.0);
-    assert_eq!(amplification(&r, "api"), 16.0);
-    assert_eq!(amplification(&r, "db"), 64.0);
+    // Per user request started: the ~100 requests still in flight at the end have sent only
+    // part of their attempts, so each figure is a little under 4^depth.
+    for (name, full) in [("front", 4.0), ("api", 16.0), ("db", 64.0)] {
+        let a = amplification(&r, name);
+        assert!(a <= full && a > 0.95 * full, "{name}: {a}");
+    }
     // Of api's 4 attempts per request at db, 3 are retries.
     let db = &r.services[2];
     assert!((db.retries as f64 / db.attempts as f64 - 0.75).abs() < 0.01, "{db:?}");
@@ -75,7 +78,8 @@ fn three_retries_at_three_layers_send_64_attempts_to_the_bottom() {
 fn retries_at_the_edge_only_send_4() {
     let r = run(&three_tier("constant:base=10ms,max-retries=3", ""));
     for name in ["front", "api", "db"] {
-        assert_eq!(amplification(&r, name), 4.0, "{name}");
+        let a = amplification(&r, name);
+        assert!(a <= 4.0 && a > 0.95 * 4.0, "{name}: {a}");
     }
 }
 

@@ -26,7 +26,7 @@ mod trace;
 pub use flaky::{Flaky, FlakyServer, MAX_REQUESTS};
 
 pub use nginx::{Nginx, RateLimit};
-pub use process::{free_port, wait_ready};
+pub use process::{free_port, wait_ready, TempDir};
 pub use redis::RedisServer;
 #[cfg(feature = "tracing")]
 pub use trace::TraceCapture;

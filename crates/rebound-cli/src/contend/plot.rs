@@ -25,11 +25,21 @@ pub(super) fn check_path(path: &Path) -> anyhow::Result<()> {
 /// Draws the figure to `path` (.svg or .png, 1200 × 480).
 pub(super) fn draw(sweep: &Sweep, points: &[Point], path: &Path) -> anyhow::Result<()> {
     check_path(path)?;
-    let size = (1200, 480);
-    if path.extension().is_some_and(|e| e == "svg") {
-        panels(SVGBackend::new(path, size).into_drawing_area(), sweep, points)
-    } else {
-        panels(BitMapBackend::new(path, size).into_drawing_area(), sweep, points)
+    crate::plot::save(path, (1200, 480), &Panels { sweep, points })
+}
+
+/// Calls and completion time, side by side.
+struct Panels<'a> {
+    sweep: &'a Sweep,
+    points: &'a [Point],
+}
+
+impl crate::plot::Figure for Panels<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> anyhow::Result<()>
+    where
+        DB::ErrorType: 'static,
+    {
+        panels(root, self.sweep, self.points)
     }
 }
 

@@ -56,7 +56,8 @@ async fn serve(addr: SocketAddr) -> Result<()> {
     if local.port() == 0 {
         bail!("the system gave no port for {addr}");
     }
-    println!("rebound lab: http://{local}/ (Ctrl-C to stop)");
+    // A closed stdout (EPIPE) or a full disk ends the lab before it serves: `main` exits 0 or 1.
+    crate::output::line(&format!("rebound lab: http://{local}/ (Ctrl-C to stop)"))?;
     axum::serve(listener, api::router()).with_graceful_shutdown(crate::shutdown_signal()).await?;
     Ok(())
 }

@@ -5,7 +5,7 @@ use super::{
     WORKER_BYTES,
 };
 use crate::graph::{ServiceTime, Topology};
-use crate::scenario::{BacklogFull, OutageKind, Scenario};
+use crate::scenario::{load, BacklogFull, OutageKind, Scenario};
 use rebound_retry::Spec;
 use std::time::Duration;
 
@@ -71,25 +71,27 @@ impl Estimate {
         let c = &sc.clients;
         let path = floor(topo, sc, topo.entry, &mut vec![None; n]);
         let (offered_rate, rate_drivers) = match c.rate {
-            Some(r) => (r.per_s, format!("`clients.rate` = {}/s", r.per_s)),
+            Some(_) => {
+                let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(0.0, f64::max);
+                (peak, format!("`clients.rate` = {peak}/s at its peak (`clients.phase`, `outage.factor`)"))
+            }
             None => {
                 let cycle = c.think.as_secs_f64() + path;
-                let rate = f64::from(c.count) / cycle.max(1e-9);
+                let rate = users(sc) / cycle.max(1e-9);
                 let why = format!(
                     "`clients.count` = {} / (`clients.think` {} + {} of `service_time` along the entry's calls)",
-                    c.count,
+                    users(sc),
                     crate::scenario::fmt(c.think),
                     crate::scenario::fmt(Duration::from_secs_f64(path))
                 );
                 (rate, why)
             }
         };
-        let requests = offered_rate * secs;
+        let requests = if c.rate.is_some() { load::total_arrivals(sc) } else { offered_rate * secs };
         let mut entry_attempts = requests * user_tries;
         if c.rate.is_none() {
             // One attempt out at a time per user.
-            entry_attempts =
-                entry_attempts.min(f64::from(c.count) * per_user(sc, topo, spec, path, user_tries));
+            entry_attempts = entry_attempts.min(users(sc) * per_user(sc, topo, spec, path, user_tries));
         }
         let attempts = (entry_attempts * w).min(entry_attempts + worker_bound(sc, topo));
         let s5_ticks: f64 = topo
@@ -142,6 +144,11 @@ impl Estimate {
     }
 }
 
+/// The closed loop's most users at once (`clients.count`, its phases and load spike).
+fn users(sc: &Scenario) -> f64 {
+    f64::from(load::peak_users(sc).max(sc.clients.count))
+}
+
 /// The most attempts one closed-loop user makes in the run: requests that succeed at once, one
 /// attempt per cycle (`think` + service times), or requests that fail every attempt, each
 /// making the policy's attempts over its waits (plus the timeouts when no failure comes at
@@ -155,7 +162,7 @@ fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) 
     // service that sheds: one paused or slowed, or offered more than its capacity.
     let sheds = entry.time != ServiceTime::S5
         && (matches!(sc.outage.kind, OutageKind::Pause | OutageKind::CapacityCut)
-            || f64::from(c.count) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
+            || users(sc) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
     let instant =
         sc.outage.kind == OutageKind::HardDown || sc.server.backlog_full == BacklogFull::Refuse || sheds;
     let fail = if instant { 0.0 } else { c.timeout.as_secs_f64() };
@@ -199,9 +206,10 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
                 (0..tries as u64).fold(Duration::ZERO, |a, k| a.saturating_add(p.nominal_delay(k)))
             });
             let life = waits.saturating_add(c.timeout.saturating_mul(tries.min(1e6) as u32)).min(d);
-            r.per_s * life.as_secs_f64().max(1.0)
+            let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(r.per_s, f64::max);
+            peak * life.as_secs_f64().max(1.0)
         }
-        None => f64::from(c.count),
+        None => users(sc),
     };
     let (mut workers, mut held) = (0.0, 0.0);
     for node in &topo.nodes {

@@ -3,6 +3,7 @@
 //! policy.
 
 use super::engine::{Caller, Engine, Ev};
+use super::hedge::Sent;
 use crate::queue::{nanos, Nanos};
 use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
@@ -38,14 +39,13 @@ impl Engine<'_> {
         let job = &mut self.svcs[s as usize].jobs[j as usize];
         job.seq = job.seq.wrapping_add(1);
         job.waiting = true;
-        let (seq, root, first) = (job.seq, job.root, job.tries == 0);
+        let (seq, first) = (job.seq, job.tries == 0);
         job.tries = job.tries.saturating_add(1);
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
         self.hedge_start(t, Caller::Job(s, j), seq);
-        if !self.arrive(t, to, Caller::Job(s, j), seq, root, first)
-            && !self.hedge_error(t, Caller::Job(s, j), seq)
-        {
+        let sent = if first { Sent::First } else { Sent::Retry };
+        if !self.send(t, to, Caller::Job(s, j), seq, sent) && !self.hedge_error(t, Caller::Job(s, j), seq) {
             return self.call_failed(t, s, j, RetryCause::Error, true);
         }
         self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));

@@ -49,6 +49,36 @@ pub struct ServiceConfig {
     /// Downstream calls made, in order, while serving a request (after its own service time).
     #[serde(rename = "call")]
     pub calls: Vec<CallConfig>,
+    /// Probability in [0, 1] that a request fails: an error answer after its service time,
+    /// without its calls (default 0). An `errors` outage adds its own: both must pass.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub error_rate: f64,
+    /// What an arrival past a full queue gets: `error` (default: refused at once) or `drop`
+    /// (no answer: its caller times out). For `s5`: see `[server] backlog_full`.
+    #[serde(skip_serializing_if = "OnFull::is_error")]
+    pub on_full: OnFull,
+}
+
+/// What a service does with an arrival when its queue is full.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnFull {
+    /// Refuse it at once: an error to its caller.
+    #[default]
+    Error,
+    /// Drop it silently: its caller waits for its timeout.
+    Drop,
+}
+
+impl OnFull {
+    fn is_error(&self) -> bool {
+        *self == OnFull::Error
+    }
+}
+
+/// `true` for 0 (a probability left at its default, not written out).
+pub(crate) fn is_zero(p: &f64) -> bool {
+    *p == 0.0
 }
 
 impl Default for ServiceConfig {
@@ -61,6 +91,8 @@ impl Default for ServiceConfig {
             service_time: ServiceTime::Exponential(Duration::from_millis(10)),
             deadline_propagation: false,
             calls: Vec::new(),
+            error_rate: 0.0,
+            on_full: OnFull::Error,
         }
     }
 }
@@ -80,6 +112,16 @@ pub struct CallConfig {
     /// Per-attempt timeout; default: the users' `clients.timeout`.
     #[serde(default, with = "crate::serde_duration::option")]
     pub timeout: Option<Duration>,
+    /// Network delay each way (any service-time form but `s5` and `linear`); default none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<ServiceTime>,
+    /// Probability in [0, 1] that an attempt or its answer is lost (the caller times out);
+    /// default 0. Each way loses `1 − √(1 − loss)`, so that a round trip loses `loss`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loss: f64,
+    /// Which failures the call's policy may retry: `all` (default), `errors`, `timeouts`.
+    #[serde(default, skip_serializing_if = "crate::retrier::RetryOn::is_all")]
+    pub retry_on: crate::retrier::RetryOn,
 }
 
 fn no_retries() -> Spec {
@@ -132,7 +174,13 @@ mod tests {
 
     #[test]
     fn service_times_parse_and_print() {
-        for s in ["constant:10ms", "exponential:5ms", "lognormal:p50=20ms,p99=120ms", "s5"] {
+        for s in [
+            "constant:10ms",
+            "exponential:5ms",
+            "lognormal:p50=20ms,p99=120ms",
+            "linear:base=1s,per_in_flight=10ms",
+            "s5",
+        ] {
             let t: ServiceTime = s.parse().unwrap();
             assert_eq!(t.to_string(), s);
         }
@@ -146,7 +194,7 @@ mod tests {
         let t: ServiceTime = "lognormal:p50=20ms,p99=120ms".parse().unwrap();
         let s = t.sampler().unwrap();
         let mut rng = <rand::rngs::SmallRng as rand::SeedableRng>::seed_from_u64(7);
-        let mut v: Vec<f64> = (0..100_000).map(|_| s.sample(&mut rng)).collect();
+        let mut v: Vec<f64> = (0..100_000).map(|_| s.sample(&mut rng, 0)).collect();
         v.sort_by(f64::total_cmp);
         assert!((v[50_000] / 20e6 - 1.0).abs() < 0.03, "{}", v[50_000]);
         assert!((v[99_000] / 120e6 - 1.0).abs() < 0.05, "{}", v[99_000]);

@@ -1,7 +1,6 @@
 //! The event loop: users and services, one event queue, one simulated clock.
 
 use super::service::{Svc, SvcKind};
-use super::stats::Roots;
 use super::topology::Topology;
 use super::users::Users;
 use crate::queue::{nanos, EventQueue, Nanos, SECOND};
@@ -43,17 +42,22 @@ pub(super) struct Engine<'a> {
     /// What [`Measured`] counts from.
     pub measure_from: Nanos,
     pub measured: Measured,
-    pub arrivals: Option<(Exp<f64>, SmallRng)>,
+    pub arrivals: Option<super::load::OpenLoop>,
+    /// The load's levels (requests/s or users), indexed by [`Ev::Load`].
+    pub load: Vec<f64>,
+    /// Closed loop: users below this may start requests; the others wait in `dormant`.
+    pub active: u32,
+    pub dormant: Vec<u32>,
+    /// Whether any link has a delay or a loss ([`super::network`]).
+    pub net: bool,
+    pub net_rng: SmallRng,
+    pub in_flight: super::network::InFlight,
     pub timeout: Nanos,
     pub users: Users,
     pub free_users: Vec<u32>,
     pub retrier: Retrier,
     pub svcs: Vec<Svc>,
-    pub roots: Roots,
     pub hedges: super::hedge::Hedges,
-    /// Whether any service makes calls: only then is a user request's work tallied through
-    /// [`Roots`]; without calls every attempt is the user's own, counted in [`super::users::User`].
-    pub calls: bool,
     pub rec: Recorder,
     /// The next second whose end-of-second service state is not yet recorded.
     pub sampled: u64,
@@ -146,9 +150,12 @@ impl<'a> Engine<'a> {
     fn new(sc: &'a Scenario, spec: &Spec, topo: Topology) -> Engine<'a> {
         let open = sc.clients.rate.map(|r| {
             let rng = SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 8192));
-            (Exp::new(r.per_s).expect("rate > 0 is validated"), rng)
+            super::load::OpenLoop::new(sc.clients.arrivals, r.per_s, rng)
         });
-        let n = if open.is_some() { 0 } else { sc.clients.count };
+        let open_loop = open.is_some();
+        let n = if open_loop { 0 } else { crate::scenario::load::peak_users(sc).max(sc.clients.count) };
+        let net = !topo.user_link.is_plain()
+            || topo.nodes.iter().flat_map(|n| &n.calls).any(|e| !e.link.is_plain());
         let end = nanos(sc.duration);
         let svcs = (0..topo.nodes.len()).map(|i| Svc::new(sc, &topo, i)).collect();
         let mut e = Engine {
@@ -162,30 +169,40 @@ impl<'a> Engine<'a> {
             measure_from: 0,
             measured: Measured::default(),
             arrivals: open,
+            load: Vec::new(),
+            // (Open loop: every user slot is active.)
+            active: if open_loop { u32::MAX } else { n },
+            dormant: Vec::new(),
+            net,
+            net_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_000)),
+            in_flight: Default::default(),
             timeout: nanos(sc.clients.timeout),
             users: Users::new(n),
             free_users: Vec::new(),
-            retrier: Retrier::new(spec, n, sc.seed),
+            retrier: Retrier::new(spec, n, sc.seed).with_retry_on(sc.clients.retry_on),
             svcs,
-            roots: Roots::new(topo.nodes.len()),
             hedges: super::hedge::Hedges::default(),
-            calls: topo.nodes.iter().any(|n| !n.calls.is_empty()),
             rec: Recorder::new(end),
             sampled: 0,
             topo,
         };
         e.hedges.on =
             e.retrier.hedge_max() > 1 || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_max() > 1);
+        let level = e.schedule_load();
         if e.arrivals.is_some() {
             e.next_arrival(0);
-        } else if e.think.is_none() {
+        } else {
+            e.active = level as u32;
+            e.dormant.extend((e.active..n).rev());
+        }
+        if e.arrivals.is_none() && e.think.is_none() {
             // No think time (S2's clients): the first requests spread over the first second.
-            for c in 0..n {
+            for c in 0..e.active {
                 let at = e.rng.random_range(0..SECOND);
                 e.q.push(at, Ev::Think(c));
             }
-        } else {
-            for c in 0..n {
+        } else if e.arrivals.is_none() {
+            for c in 0..e.active {
                 e.think_then_send(0, c);
             }
         }
@@ -226,7 +243,9 @@ impl<'a> Engine<'a> {
     fn dispatch(&mut self, t: Nanos, ev: Ev) {
         match ev {
             Ev::Think(c) => self.user_start(t, c),
-            Ev::Arrive => self.user_arrive(t),
+            Ev::Arrive(gen) => self.user_arrive(t, gen),
+            Ev::Net(i) => self.net_arrive(t, i),
+            Ev::Load(i) => self.load_change(t, i),
             Ev::Retry(c) => self.user_send(t, c),
             Ev::Admitted(c) => self.user_send_now(t, c),
             Ev::Timeout(c, seq) => self.user_timeout(t, c, seq),
@@ -241,6 +260,15 @@ impl<'a> Engine<'a> {
     #[inline]
     /// Delivers an answer to `caller`'s attempt `seq`, if it still waits for it.
     pub fn reply(&mut self, t: Nanos, caller: Caller, seq: u32, ok: bool) {
+        if self.net {
+            return self.reply_over(t, caller, seq, ok);
+        }
+        self.deliver_reply(t, caller, seq, ok);
+    }
+
+    #[inline]
+    /// [`Engine::reply`] at the caller's end of the link.
+    pub(super) fn deliver_reply(&mut self, t: Nanos, caller: Caller, seq: u32, ok: bool) {
         match caller {
             Caller::User(u) => self.user_reply(t, u, seq, ok),
             Caller::Job(s, j) => self.call_reply(t, s, j, seq, ok),
@@ -254,7 +282,12 @@ impl<'a> Engine<'a> {
             OutageKind::Pause => self.pause(s),
             OutageKind::HardDown => self.go_down(t, s),
             OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
-            OutageKind::None => {}
+            OutageKind::Errors => {
+                let (base, burst) = (self.topo.nodes[s].error_rate, self.sc.outage.error_rate);
+                self.svcs[s].error_rate = 1.0 - (1.0 - base) * (1.0 - burst);
+            }
+            // (A load spike is a step of the load: [`Engine::load_change`].)
+            OutageKind::LoadSpike | OutageKind::None => {}
         }
     }
 
@@ -265,7 +298,8 @@ impl<'a> Engine<'a> {
             OutageKind::Pause => self.resume(t, s),
             OutageKind::HardDown => self.svcs[s].come_up(),
             OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
-            OutageKind::None => {}
+            OutageKind::Errors => self.svcs[s].error_rate = self.topo.nodes[s].error_rate,
+            OutageKind::LoadSpike | OutageKind::None => {}
         }
     }
 }

@@ -46,8 +46,12 @@ impl Caller {
 pub(super) enum Ev {
     /// A closed-loop user starts a request.
     Think(u32),
-    /// The next open-loop user request arrives.
-    Arrive,
+    /// The next open-loop user request arrives (drawn at the rate of this generation).
+    Arrive(u32),
+    /// A message over a network link reaches its end ([`super::network`]).
+    Net(u32),
+    /// The offered load changes to its level of this index ([`super::load`]).
+    Load(u32),
     Retry(u32),
     /// A send the throttle has already admitted (after its pacing wait).
     Admitted(u32),

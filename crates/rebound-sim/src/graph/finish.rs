@@ -3,8 +3,10 @@
 use super::engine::Engine;
 use super::stats::ServiceReport;
 use crate::queue::{nanos, SECOND};
-use crate::report::{self, Point};
+use crate::replicate::{Replications, RunSummary};
+use crate::report::Point;
 use crate::scenario::OutageKind;
+use crate::verdict;
 use crate::StormReport;
 use rebound_retry::Spec;
 
@@ -22,24 +24,22 @@ impl Engine<'_> {
         let pts = &self.rec.points;
         let total = |f: fn(&Point) -> u64| pts.iter().map(f).sum::<u64>();
         let (ok, attempts) = (total(|p| p.ok), total(|p| p.sent));
-        let outage = (sc.outage.kind != OutageKind::None)
+        // Any outage kind is a trigger window.
+        let trigger = (sc.outage.kind != OutageKind::None)
             .then(|| (sc.outage.start.as_secs(), sc.outage.end.as_secs().min(pts.len() as u64)));
-        let baseline = report::baseline(pts, outage);
-        let window = (sc.status_interval.as_secs() as usize).clamp(1, pts.len().max(1));
-        let recovery = match outage {
-            Some((_, end)) => report::recovery(pts, end, window, baseline),
-            // Without an outage there is nothing to recover from, but a run without a single
-            // success is not "recovered".
-            None => (ok > 0).then_some(0),
-        };
-        StormReport {
+        let j = verdict::judge(pts, trigger, &sc.verdict);
+        let started = self.rec.started;
+        let mut report = StormReport {
             policy: spec.to_string(),
-            recovered: recovery.is_some(),
-            recovery_s: recovery.map(|s| s as f64),
+            verdict: j.verdict,
+            recovered: j.verdict.recovered(),
+            recovery_s: j.recovery_s.map(|s| s as f64),
             peak_concurrency: self.rec.peak_concurrency,
             amplification: if ok == 0 { attempts as f64 } else { attempts as f64 / ok as f64 },
+            attempts_per_request: per(attempts, started).unwrap_or(0.0),
+            attempts_per_success: per(attempts, ok),
             total_wait_s: self.rec.waited as f64 / SECOND as f64,
-            baseline_ok_per_s: baseline,
+            baseline_ok_per_s: j.baseline,
             attempts,
             ok,
             errors: total(|p| p.errors),
@@ -54,16 +54,18 @@ impl Engine<'_> {
             events: self.q.popped(),
             series: self.rec.points,
             services,
-        }
+            replications: Replications::of(Vec::new()),
+        };
+        report.replications = Replications::of(vec![RunSummary::of(&report, sc.seed)]);
+        report
     }
 
     fn service_reports(&mut self, dur: f64) -> Vec<ServiceReport> {
-        let done = self.roots.done;
+        let started = self.rec.started;
         self.svcs
             .iter_mut()
             .zip(&self.topo.nodes)
-            .enumerate()
-            .map(|(i, (s, node))| {
+            .map(|(s, node)| {
                 let sum = |f: fn(&super::ServicePoint) -> u64| s.series.iter().map(f).sum::<u64>();
                 let (first, retries, hedges) = (sum(|p| p.first), sum(|p| p.retries), sum(|p| p.hedges));
                 ServiceReport {
@@ -71,7 +73,7 @@ impl Engine<'_> {
                     attempts: first + retries + hedges,
                     retries,
                     hedges,
-                    amplification: if done == 0 { 0.0 } else { self.roots.totals[i] as f64 / done as f64 },
+                    amplification: per(first + retries + hedges, started).unwrap_or(0.0),
                     shed: sum(|p| p.shed),
                     ok: sum(|p| p.ok),
                     errors: sum(|p| p.errors),
@@ -89,4 +91,9 @@ impl Engine<'_> {
             })
             .collect()
     }
+}
+
+/// `n / d`, or `None` when `d` is 0.
+fn per(n: u64, d: u64) -> Option<f64> {
+    (d > 0).then(|| n as f64 / d as f64)
 }

@@ -178,18 +178,17 @@ impl Engine<'_> {
     /// Sends one hedge of `caller`'s attempt `seq` to the service the attempt went to; `false`
     /// when it is refused on arrival.
     fn send_copy(&mut self, t: Nanos, caller: Caller, seq: u32) -> bool {
-        let (to, root) = match caller {
+        let to = match caller {
             Caller::User(c) => {
                 self.users[c as usize].add_try();
-                let root = self.users.root(c);
                 self.rec.at(t).sent += 1;
-                (self.topo.entry, root)
+                self.topo.entry
             }
             Caller::Job(s, j) => {
                 let job = self.svcs[s as usize].jobs[j as usize];
-                (self.topo.nodes[s as usize].calls[job.call as usize].to, job.root)
+                self.topo.nodes[s as usize].calls[job.call as usize].to
             }
         };
-        self.arrive_as(t, to, caller, seq, root, Sent::Hedge)
+        self.send(t, to, caller, seq, Sent::Hedge)
     }
 }

@@ -70,10 +70,11 @@
 //! Latency is from arrival to answer, answered requests only.
 //!
 //! *Amplification* of a service = attempts that reached it (shed and refused ones included,
-//! hedges included: every copy is an attempt) on behalf of user requests, divided by those user requests, counting every user request whose
-//! work was all finished by the end of the run (the user's answer and every request it caused
-//! downstream, abandoned ones included). With three retries at each of three layers and a dead
-//! bottom, it is 4 × 4 × 4 = 64 at the bottom.
+//! hedges included: every copy is an attempt) divided by the user requests *started* in the run,
+//! finished or not, so that a collapsed run shows its retries. With three retries at each of
+//! three layers and a dead bottom, it is 4 × 4 × 4 = 64 at the bottom. (The edge's own
+//! `amplification` in [`crate::StormReport`] is attempts per *success*; its
+//! `attempts_per_request` is the edge's amplification in this sense.)
 
 mod calls;
 mod config;
@@ -81,6 +82,8 @@ mod engine;
 mod event;
 mod finish;
 mod hedge;
+mod load;
+mod network;
 mod outage;
 mod refuse;
 mod serve;
@@ -89,10 +92,12 @@ mod stats;
 mod topology;
 mod users;
 
+pub(crate) use config::is_zero;
 pub use config::{
-    CallConfig, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
+    CallConfig, OnFull, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
 pub use engine::{run, run_measured, run_stoppable, Measured, Until};
+pub use network::Link;
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};
 pub use topology::{Edge, Node, Topology};

@@ -56,9 +56,6 @@ impl Engine<'_> {
         for j in lost {
             let job = self.svcs[s].release(j);
             self.svcs[s].point(t).errors += 1;
-            if self.calls {
-                self.roots.release(job.root);
-            }
             self.reply(t, job.caller, job.caller_seq, false);
         }
     }

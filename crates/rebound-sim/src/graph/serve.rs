@@ -10,34 +10,10 @@ use rebound_retry::budget::RetryCause;
 
 impl Engine<'_> {
     #[inline]
-    /// An attempt of `caller` arrives at service `s`. `false`: refused at once (down or shed):
-    /// the caller has an error now. `true`: the caller will get an answer or time out.
-    pub(super) fn arrive(
-        &mut self,
-        t: Nanos,
-        s: usize,
-        caller: Caller,
-        seq: u32,
-        root: u32,
-        first: bool,
-    ) -> bool {
-        self.arrive_as(t, s, caller, seq, root, if first { Sent::First } else { Sent::Retry })
-    }
-
-    #[inline]
-    /// [`Engine::arrive`] of a first attempt, a retry or a hedge.
-    pub(super) fn arrive_as(
-        &mut self,
-        t: Nanos,
-        s: usize,
-        caller: Caller,
-        seq: u32,
-        root: u32,
-        sent: Sent,
-    ) -> bool {
-        if self.calls {
-            self.roots.hit(root, s);
-        }
+    /// An attempt of `caller` (a first attempt, a retry or a hedge) arrives at service `s`.
+    /// `false`: refused at once (down or shed): the caller has an error now. `true`: the caller
+    /// will get an answer or time out.
+    pub(super) fn arrive_as(&mut self, t: Nanos, s: usize, caller: Caller, seq: u32, sent: Sent) -> bool {
         let svc = &mut self.svcs[s];
         let down = svc.down;
         let p = svc.point(t);
@@ -67,10 +43,7 @@ impl Engine<'_> {
                 }
             };
         }
-        let j = svc.alloc(caller, seq, root, t);
-        if self.calls {
-            self.roots.retain(root);
-        }
+        let j = svc.alloc(caller, seq, t);
         let svc = &mut self.svcs[s];
         match &mut svc.kind {
             SvcKind::S5(_) => {}
@@ -83,7 +56,8 @@ impl Engine<'_> {
                     self.drop_job(t, s, j);
                     self.svcs[s].point(t).shed += 1;
                     self.refused(t, s);
-                    return false;
+                    // `on_full = "drop"`: no answer; the caller times out.
+                    return self.topo.nodes[s].drop_when_full;
                 }
             }
         }
@@ -93,23 +67,21 @@ impl Engine<'_> {
     #[inline]
     /// Frees a request that gets no answer from this service.
     fn drop_job(&mut self, _t: Nanos, s: usize, j: u32) {
-        let job = self.svcs[s].release(j);
-        if self.calls {
-            self.roots.release(job.root);
-        }
+        self.svcs[s].release(j);
     }
 
     #[inline]
     /// A worker takes request `j` (one is idle).
     fn start(&mut self, t: Nanos, s: usize, j: u32) {
         let svc = &mut self.svcs[s];
-        let SvcKind::Workers { sampler, idle, busy, first, .. } = &mut svc.kind else { return };
+        let SvcKind::Workers { sampler, idle, busy, first, queue, .. } = &mut svc.kind else { return };
         let w = idle.pop().expect("start is called with an idle worker");
         *busy += 1;
         if w == 0 {
             *first = j;
         }
-        let d = sampler.sample(&mut svc.rng) * svc.slowdown;
+        let in_flight = *busy + queue.len() as u64;
+        let d = sampler.sample(&mut svc.rng, in_flight) * svc.slowdown;
         let job = &mut svc.jobs[j as usize];
         job.worker = w;
         job.until = t.saturating_add(d.min(1e18) as Nanos);
@@ -155,7 +127,9 @@ impl Engine<'_> {
         let SvcKind::S5(server) = &mut self.svcs[s as usize].kind else { return };
         match server.tick_at(slot, gen, t) {
             TickResult::Answered { client, seq, residence } => {
-                self.answer_s5(t, s as usize, Caller::decode(client), seq, residence)
+                let svc = &mut self.svcs[s as usize];
+                let ok = !(svc.error_rate > 0.0 && svc.fails());
+                self.answer_s5(t, s as usize, Caller::decode(client), seq, residence, ok)
             }
             TickResult::Again => {
                 let at = t + server.tick();
@@ -191,6 +165,9 @@ impl Engine<'_> {
             _ if !job.live || job.gen != x => {}
             Ev::Work(..) => {
                 svc.jobs[j as usize].until = 0;
+                if svc.error_rate > 0.0 && svc.fails() {
+                    return self.answer(t, s as usize, j, false);
+                }
                 self.call_start(t, s, j)
             }
             Ev::CallRetry(..) => self.call_send(t, s, j),
@@ -200,19 +177,24 @@ impl Engine<'_> {
     }
 
     /// An `s5` service answers `caller`'s attempt `seq` after `residence` (its latency: S5's
-    /// server counts from admission, after the accept backlog).
+    /// server counts from admission, after the accept backlog), OK or (`error_rate`) not.
     #[inline]
-    fn answer_s5(&mut self, t: Nanos, s: usize, caller: Caller, seq: u32, residence: Nanos) {
+    fn answer_s5(&mut self, t: Nanos, s: usize, caller: Caller, seq: u32, residence: Nanos, ok: bool) {
         let svc = &mut self.svcs[s];
         svc.latency.record(t, residence);
         svc.latency_sum += u128::from(residence);
         svc.answered += 1;
-        svc.point(t).ok += 1;
+        let p = svc.point(t);
+        if ok {
+            p.ok += 1;
+        } else {
+            p.errors += 1;
+        }
         if s == self.topo.entry {
             self.rec.residence += u128::from(residence);
             self.rec.answered += 1;
         }
-        self.reply(t, caller, seq, true);
+        self.reply(t, caller, seq, ok);
     }
 
     /// Request `j` is answered (`ok` or an error): the worker takes the next request, the caller
@@ -241,9 +223,6 @@ impl Engine<'_> {
             if ok && t >= self.measure_from {
                 self.measured.ok += 1;
             }
-        }
-        if self.calls {
-            self.roots.release(job.root);
         }
         self.reply(t, job.caller, job.caller_seq, ok);
     }

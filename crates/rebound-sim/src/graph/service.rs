@@ -18,7 +18,6 @@ use std::collections::VecDeque;
 pub(super) struct Job {
     pub caller: Caller,
     pub caller_seq: u32,
-    pub root: u32,
     pub arrived: Nanos,
     /// Bumped when the slot is freed, so that a stale event is recognised.
     pub gen: u32,
@@ -58,6 +57,11 @@ pub(super) struct Svc {
     pub paused: bool,
     pub down: bool,
     pub slowdown: f64,
+    /// The probability that a request fails now (`error_rate`, an `errors` outage).
+    pub error_rate: f64,
+    /// Draws whether a request fails (apart from `rng`, so that an error rate leaves the
+    /// service times drawn as they were).
+    pub fault_rng: SmallRng,
     /// Events held while paused, fired at resume in order.
     pub held: Vec<Ev>,
     pub area: u128,
@@ -88,7 +92,7 @@ impl Svc {
             .enumerate()
             .map(|(k, e)| {
                 let seed = client_seed(sc.seed, u32::MAX - 4096 - (i * super::MAX_CALLS + k) as u32);
-                Retrier::new(&e.policy, node.workers, seed)
+                Retrier::new(&e.policy, node.workers, seed).with_retry_on(e.retry_on)
             })
             .collect();
         let end = nanos(sc.duration);
@@ -102,6 +106,8 @@ impl Svc {
             paused: false,
             down: false,
             slowdown: 1.0,
+            error_rate: node.error_rate,
+            fault_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_100 - i as u32)),
             held: Vec::new(),
             area: 0,
             last: 0,
@@ -154,11 +160,10 @@ impl Svc {
 
     #[inline]
     /// A new request slot.
-    pub fn alloc(&mut self, caller: Caller, caller_seq: u32, root: u32, t: Nanos) -> u32 {
+    pub fn alloc(&mut self, caller: Caller, caller_seq: u32, t: Nanos) -> u32 {
         let fresh = |gen, seq| Job {
             caller,
             caller_seq,
-            root,
             arrived: t,
             gen,
             live: true,
@@ -193,6 +198,12 @@ impl Svc {
         job.seq = job.seq.wrapping_add(1);
         self.free.push(j);
         old
+    }
+
+    /// Whether the request ending now fails, at the current `error_rate`.
+    #[inline]
+    pub fn fails(&mut self) -> bool {
+        rand::Rng::random::<f64>(&mut self.fault_rng) < self.error_rate
     }
 
     #[inline]

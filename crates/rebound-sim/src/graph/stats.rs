@@ -1,5 +1,5 @@
 //! What the graph engine records per service: per-second points, latency histograms per status
-//! interval, and the per-user-request tally behind amplification.
+//! interval.
 
 use crate::queue::{Nanos, SECOND};
 use serde::Serialize;
@@ -108,8 +108,8 @@ pub struct ServiceReport {
     /// JSON when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub hedges: u64,
-    /// Attempts that reached it per user request (see [`crate::graph`]); 0 when no user request
-    /// finished.
+    /// Attempts that reached it per user request started in the run, finished or not (see
+    /// [`crate::graph`]); 0 when no user request started.
     pub amplification: f64,
     /// Arrivals shed (queue full).
     pub shed: u64,
@@ -168,80 +168,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-/// Tallies, per user request, the attempts that reached each service, until all its work is
-/// finished; then adds them to the totals.
-#[derive(Debug, Default)]
-pub(crate) struct Roots {
-    services: usize,
-    counts: Vec<u32>,
-    refs: Vec<u32>,
-    free: Vec<u32>,
-    /// Attempts per service of finished user requests.
-    pub totals: Vec<u64>,
-    /// Finished user requests.
-    pub done: u64,
-}
-
-impl Roots {
-    pub fn new(services: usize) -> Roots {
-        Roots { services, totals: vec![0; services], ..Roots::default() }
-    }
-
-    /// A new user request, held once (by its user).
-    #[inline]
-    pub fn open(&mut self) -> u32 {
-        let n = self.services;
-        match self.free.pop() {
-            Some(r) => {
-                self.counts[r as usize * n..(r as usize + 1) * n].fill(0);
-                self.refs[r as usize] = 1;
-                r
-            }
-            None => {
-                self.counts.resize(self.counts.len() + n, 0);
-                self.refs.push(1);
-                (self.refs.len() - 1) as u32
-            }
-        }
-    }
-
-    /// An attempt of request `r` reached service `s`.
-    #[inline]
-    pub fn hit(&mut self, r: u32, s: usize) {
-        let c = &mut self.counts[r as usize * self.services + s];
-        *c = c.saturating_add(1);
-    }
-
-    /// A finished user request whose only attempts were its `tries` at service `s` (a graph
-    /// without calls, where nothing else needs tallying).
-    #[inline]
-    pub fn add(&mut self, s: usize, tries: u32) {
-        self.totals[s] += u64::from(tries);
-        self.done += 1;
-    }
-
-    /// Request `r` has one more piece of work outstanding.
-    #[inline]
-    pub fn retain(&mut self, r: u32) {
-        self.refs[r as usize] += 1;
-    }
-
-    /// One piece of request `r`'s work finished; the last one adds its tally to the totals.
-    #[inline]
-    pub fn release(&mut self, r: u32) {
-        let refs = &mut self.refs[r as usize];
-        *refs -= 1;
-        if *refs == 0 {
-            let n = self.services;
-            for (t, &c) in self.totals.iter_mut().zip(&self.counts[r as usize * n..(r as usize + 1) * n]) {
-                *t += u64::from(c);
-            }
-            self.done += 1;
-            self.free.push(r);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,19 +183,5 @@ mod tests {
         assert!((p50 / 50.0 - 1.0).abs() < 0.1, "{p50}");
         assert!((p99 / 99.0 - 1.0).abs() < 0.1, "{p99}");
         assert_eq!(h.quantile_ms(5, 10, 0.5), None);
-    }
-
-    #[test]
-    fn roots_add_up_when_all_work_is_done() {
-        let mut r = Roots::new(2);
-        let a = r.open();
-        r.hit(a, 1);
-        r.retain(a);
-        r.release(a);
-        assert_eq!(r.done, 0);
-        r.hit(a, 1);
-        r.release(a);
-        assert_eq!((r.done, r.totals.clone()), (1, vec![0, 2]));
-        assert_eq!(r.open(), a);
     }
 }

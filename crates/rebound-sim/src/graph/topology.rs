@@ -5,7 +5,9 @@ use super::config::{
     ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE, MAX_REFUSAL_COST, MAX_SERVICES,
     MAX_WORKERS,
 };
+use super::network::Link;
 use crate::queue::{nanos, Nanos};
+use crate::retrier::RetryOn;
 use crate::scenario::{Scenario, ScenarioError};
 use rebound_retry::Spec;
 
@@ -26,6 +28,11 @@ pub struct Node {
     pub deadline_propagation: bool,
     /// Its calls, in order.
     pub calls: Vec<Edge>,
+    /// Probability that a request fails after its service time (`error_rate`).
+    pub error_rate: f64,
+    /// Whether an arrival past a full queue is dropped (`on_full = "drop"`) rather than
+    /// refused.
+    pub drop_when_full: bool,
 }
 
 /// One call, resolved.
@@ -37,6 +44,10 @@ pub struct Edge {
     pub policy: Spec,
     /// Per-attempt timeout, in nanoseconds.
     pub timeout: Nanos,
+    /// The network between caller and callee.
+    pub link: Link,
+    /// Which failures the caller's policy may retry.
+    pub retry_on: RetryOn,
 }
 
 /// The services of a scenario, resolved.
@@ -48,10 +59,16 @@ pub struct Topology {
     pub entry: usize,
     /// The service the outage hits.
     pub outage_target: usize,
+    /// The network between the users and the entry service.
+    pub user_link: Link,
 }
 
 fn bad(field: &'static str, value: String, expected: &'static str) -> ScenarioError {
     ScenarioError::Invalid { field, value, expected }
+}
+
+fn fmt_opt(t: &Option<ServiceTime>) -> String {
+    t.map_or_else(|| "none".to_string(), |t| t.to_string())
 }
 
 impl Topology {
@@ -97,6 +114,16 @@ impl Topology {
             if c.service_time == ServiceTime::S5 && !c.calls.is_empty() {
                 return Err(bad("service.call", at(&"s5"), "no calls from an `s5` service"));
             }
+            if !(0.0..=1.0).contains(&c.error_rate) {
+                return Err(bad("service.error_rate", at(&c.error_rate), "a probability in [0, 1]"));
+            }
+            if c.service_time == ServiceTime::S5 && c.on_full == super::OnFull::Drop {
+                return Err(bad(
+                    "service.on_full",
+                    at(&"drop"),
+                    "error for an `s5` service (its accept backlog follows [server] backlog_full)",
+                ));
+            }
             let mut calls = Vec::with_capacity(c.calls.len());
             for call in &c.calls {
                 let to = index(&call.to).ok_or_else(|| {
@@ -110,7 +137,21 @@ impl Topology {
                 {
                     return Err(bad("service.call.policy", at(&value), expected));
                 }
-                calls.push(Edge { to, policy: call.policy.clone(), timeout: nanos(timeout) });
+                let link = Link::new(call.latency.as_ref(), call.loss).map_err(|(field, expected)| {
+                    let v = if field == "latency" { at(&fmt_opt(&call.latency)) } else { at(&call.loss) };
+                    bad(
+                        if field == "latency" { "service.call.latency" } else { "service.call.loss" },
+                        v,
+                        expected,
+                    )
+                })?;
+                calls.push(Edge {
+                    to,
+                    policy: call.policy.clone(),
+                    timeout: nanos(timeout),
+                    link,
+                    retry_on: call.retry_on,
+                });
             }
             nodes.push(Node {
                 name: c.name.clone(),
@@ -120,12 +161,19 @@ impl Topology {
                 time: c.service_time,
                 deadline_propagation: c.deadline_propagation,
                 calls,
+                error_rate: c.error_rate,
+                drop_when_full: c.on_full == super::OnFull::Drop,
             });
         }
         if let Some(r) = sc.clients.rate {
-            if r.per_s * sc.duration.as_secs_f64() > MAX_ARRIVALS {
-                let v = format!("{}/s for {}s", r.per_s, sc.duration.as_secs());
-                return Err(bad("clients.rate", v, "at most 1e9 arrivals in the run (rate x duration)"));
+            let arrivals = crate::scenario::load::total_arrivals(sc);
+            if arrivals > MAX_ARRIVALS {
+                let v = format!("{}/s for {}s ({arrivals} arrivals)", r.per_s, sc.duration.as_secs());
+                return Err(bad(
+                    "clients.rate",
+                    v,
+                    "at most 1e9 arrivals in the run (rate x duration, phases and load spike included)",
+                ));
             }
         }
         let entry = match &sc.clients.calls {
@@ -140,7 +188,15 @@ impl Topology {
                 bad("outage.service", n.clone(), "the name of a [[service]] in this scenario")
             })?,
         };
-        let t = Topology { nodes, entry, outage_target };
+        let user_link =
+            Link::new(sc.clients.latency.as_ref(), sc.clients.loss).map_err(|(field, expected)| {
+                if field == "latency" {
+                    bad("clients.latency", fmt_opt(&sc.clients.latency), expected)
+                } else {
+                    bad("clients.loss", sc.clients.loss.to_string(), expected)
+                }
+            })?;
+        let t = Topology { nodes, entry, outage_target, user_link };
         t.check_acyclic()?;
         Ok(t)
     }

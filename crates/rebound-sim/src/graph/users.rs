@@ -2,6 +2,7 @@
 //! again) or an open loop of Poisson arrivals, each request retried per the edge policy.
 
 use super::engine::{Caller, Engine, Ev, TIMEOUTS};
+use super::hedge::Sent;
 use crate::queue::{nanos, Nanos};
 use rand_distr::Distribution;
 use rebound_retry::budget::RetryCause;
@@ -19,24 +20,29 @@ pub(super) enum Failure {
 impl Engine<'_> {
     #[inline]
     pub(super) fn user_start(&mut self, t: Nanos, c: u32) {
+        if c >= self.active {
+            // Past the load profile's users: it waits until they are more ([`Engine::load_change`]).
+            return self.dormant.push(c);
+        }
         if self.users[c as usize].failed() {
             self.retrier.start(c, t);
         } else {
             // (The common case: the last request succeeded at once, its backoff never stepped.)
             self.retrier.start_fresh(c, t);
         }
+        self.rec.started += 1;
         let u = &mut self.users[c as usize];
         u.clear_tries();
-        if self.calls {
-            let root = self.roots.open();
-            self.users.set_root(c, root);
-        }
         self.user_send(t, c);
     }
 
     #[inline]
-    /// An open-loop arrival: a new user slot, then the next arrival.
-    pub(super) fn user_arrive(&mut self, t: Nanos) {
+    /// An open-loop arrival: a new user slot, then the next arrival. (An arrival of an older
+    /// `gen` was drawn at a rate since changed: it never happens.)
+    pub(super) fn user_arrive(&mut self, t: Nanos, gen: u32) {
+        if self.arrivals.as_ref().is_some_and(|a| a.gen != gen) {
+            return;
+        }
         let c = match self.free_users.pop() {
             Some(c) => c,
             None => {
@@ -48,14 +54,6 @@ impl Engine<'_> {
         };
         self.user_start(t, c);
         self.next_arrival(t);
-    }
-
-    #[inline]
-    pub(super) fn next_arrival(&mut self, t: Nanos) {
-        if let Some((exp, rng)) = &mut self.arrivals {
-            let gap = exp.sample(rng).min(1e9);
-            self.q.push(t.saturating_add(nanos(Duration::from_secs_f64(gap))), Ev::Arrive);
-        }
     }
 
     #[inline]
@@ -78,10 +76,10 @@ impl Engine<'_> {
         u.set_waiting(true);
         let (seq, first) = (u.seq, u.tries() == 0);
         u.add_try();
-        let root = self.users.root(c);
         self.rec.at(t).sent += 1;
         self.hedge_start(t, Caller::User(c), seq);
-        if !self.arrive(t, self.topo.entry, Caller::User(c), seq, root, first)
+        let sent = if first { Sent::First } else { Sent::Retry };
+        if !self.send(t, self.topo.entry, Caller::User(c), seq, sent)
             && !self.hedge_error(t, Caller::User(c), seq)
         {
             return self.user_fail(t, c, Failure::Error);
@@ -158,11 +156,6 @@ impl Engine<'_> {
     /// The user's request is over (answered or given up): the next one (closed loop) or the
     /// slot's release (open loop).
     fn user_done(&mut self, t: Nanos, c: u32) {
-        if self.calls {
-            self.roots.release(self.users.root(c));
-        } else {
-            self.roots.add(self.topo.entry, self.users[c as usize].tries());
-        }
         if self.arrivals.is_some() {
             self.free_users.push(c);
         } else {

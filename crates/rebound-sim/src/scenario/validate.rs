@@ -98,6 +98,19 @@ impl Scenario {
         if !(o.slowdown.is_finite() && o.slowdown >= 1.0) {
             return Err(invalid("outage.slowdown", o.slowdown, "a finite number >= 1"));
         }
+        if !(0.0..=1.0).contains(&o.error_rate) {
+            return Err(invalid("outage.error_rate", o.error_rate, "a probability in [0, 1]"));
+        }
+        super::load::check(self)?;
+        let v = &self.verdict;
+        for (field, d) in [("verdict.baseline", v.baseline), ("verdict.window", v.window)] {
+            if d.subsec_nanos() != 0 || d.is_zero() || d > self.duration {
+                return Err(invalid(field, fmt(d), "a whole number of seconds in [1s, duration]"));
+            }
+        }
+        if !(v.threshold > 0.0 && v.threshold <= 1.0) {
+            return Err(invalid("verdict.threshold", v.threshold, "a number in (0, 1]"));
+        }
         crate::bounds::check(self)?;
         crate::cost::check(self, &crate::cost::CLI).map(|_| ())
     }

@@ -24,6 +24,15 @@ pub enum ServiceTime {
     /// S5's server ([`crate::server`]): delay grows with concurrency, per `[server]`; no worker
     /// limit, no queue beyond the accept backlog.
     S5,
+    /// `base + per_in_flight × n`, `n` the requests in the service (queued or in service, this
+    /// one included) when a worker takes the request, fixed from then on (Brooker's collapse
+    /// model: latency that grows with load).
+    Linear {
+        /// The time at no load, in (0, 1 h].
+        base: Duration,
+        /// What each request in the service adds, in [0, 1 h].
+        per_in_flight: Duration,
+    },
 }
 
 /// The standard normal's 99th percentile.
@@ -38,15 +47,25 @@ pub enum Sampler {
     Exponential(Exp<f64>),
     /// Log-normal.
     LogNormal(LogNormal<f64>),
+    /// `base + per × in flight`, in nanoseconds.
+    Linear {
+        /// At no load.
+        base: f64,
+        /// Per request in the service.
+        per: f64,
+    },
 }
 
 impl Sampler {
-    /// One service time, in nanoseconds (at least 1).
-    pub fn sample<R: Rng>(&self, rng: &mut R) -> f64 {
+    /// One service time, in nanoseconds (at least 1), for a request taken by a worker with
+    /// `in_flight` requests in the service (read by `linear` only).
+    #[inline]
+    pub fn sample<R: Rng>(&self, rng: &mut R, in_flight: u64) -> f64 {
         let v = match self {
             Sampler::Constant(v) => *v,
             Sampler::Exponential(e) => e.sample(rng),
             Sampler::LogNormal(l) => l.sample(rng),
+            Sampler::Linear { base, per } => base + per * in_flight as f64,
         };
         v.clamp(1.0, 1e15)
     }
@@ -63,14 +82,25 @@ impl ServiceTime {
                 let sigma = (ns(p99) / ns(p50)).ln() / Z99;
                 Sampler::LogNormal(LogNormal::new(ns(p50).ln(), sigma).ok()?)
             }
+            ServiceTime::Linear { base, per_in_flight } => {
+                Sampler::Linear { base: ns(base), per: ns(per_in_flight) }
+            }
             ServiceTime::S5 => return None,
         })
     }
 
-    /// The mean service time, for capacity estimates (`None` for `s5`).
+    /// Whether it is a network delay's form: not `s5`, not `linear` (a delay does not depend
+    /// on a service's load).
+    pub fn is_delay(&self) -> bool {
+        !matches!(self, ServiceTime::S5 | ServiceTime::Linear { .. })
+    }
+
+    /// The mean service time, for capacity estimates (`None` for `s5`; `linear`: its `base`,
+    /// the time at no load).
     pub fn mean(&self) -> Option<Duration> {
         match *self {
             ServiceTime::Constant(d) | ServiceTime::Exponential(d) => Some(d),
+            ServiceTime::Linear { base, .. } => Some(base),
             ServiceTime::LogNormal { p50, p99 } => {
                 let sigma = (p99.as_secs_f64() / p50.as_secs_f64()).ln() / Z99;
                 Some(p50.mul_f64((sigma * sigma / 2.0).exp()))
@@ -81,11 +111,16 @@ impl ServiceTime {
 }
 
 const SERVICE_TIME_FORMS: &str =
-    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h) or `s5`";
+    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h), `linear:base=DURATION,per_in_flight=DURATION` (0 < base <= 1h, 0 <= per_in_flight <= 1h) or `s5`";
 
 fn duration(s: &str) -> Option<Duration> {
     let d = humantime::parse_duration(s.trim()).ok()?;
     (!d.is_zero() && d <= Duration::from_secs(3600)).then_some(d)
+}
+
+fn duration_or_zero(s: &str) -> Option<Duration> {
+    let d = humantime::parse_duration(s.trim()).ok()?;
+    (d <= Duration::from_secs(3600)).then_some(d)
 }
 
 impl std::str::FromStr for ServiceTime {
@@ -114,6 +149,20 @@ impl std::str::FromStr for ServiceTime {
                     _ => Err(bad()),
                 }
             }
+            "linear" => {
+                let (mut base, mut per) = (None, None);
+                for kv in args.split(',') {
+                    match kv.split_once('=').map(|(k, v)| (k.trim(), v)) {
+                        Some(("base", v)) => base = Some(duration(v).ok_or_else(bad)?),
+                        Some(("per_in_flight", v)) => per = Some(duration_or_zero(v).ok_or_else(bad)?),
+                        _ => return Err(bad()),
+                    }
+                }
+                match (base, per) {
+                    (Some(base), Some(per_in_flight)) => Ok(ServiceTime::Linear { base, per_in_flight }),
+                    _ => Err(bad()),
+                }
+            }
             _ => Err(bad()),
         }
     }
@@ -126,6 +175,9 @@ impl std::fmt::Display for ServiceTime {
             ServiceTime::Constant(d) => write!(f, "constant:{}", h(d)),
             ServiceTime::Exponential(d) => write!(f, "exponential:{}", h(d)),
             ServiceTime::LogNormal { p50, p99 } => write!(f, "lognormal:p50={},p99={}", h(p50), h(p99)),
+            ServiceTime::Linear { base, per_in_flight } => {
+                write!(f, "linear:base={},per_in_flight={}", h(base), h(per_in_flight))
+            }
             ServiceTime::S5 => f.write_str("s5"),
         }
     }

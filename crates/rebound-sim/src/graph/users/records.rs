@@ -69,18 +69,16 @@ impl User {
     }
 }
 
-/// Every user's request, and (only when services make calls) each request's tally in
-/// [`crate::graph::stats::Roots`], indexed by user.
+/// Every user's request, indexed by user.
 #[derive(Debug, Default)]
 pub(in crate::graph) struct Users {
     list: Vec<User>,
-    roots: Vec<u32>,
 }
 
 impl Users {
     /// `n` users, none of them waiting.
     pub fn new(n: u32) -> Users {
-        Users { list: vec![User::default(); n as usize], roots: Vec::new() }
+        Users { list: vec![User::default(); n as usize] }
     }
 
     /// Adds a user; its number is the old [`Users::len`].
@@ -102,20 +100,6 @@ impl Users {
     #[inline]
     pub fn waits_for(&self, c: u32, seq: u32) -> bool {
         self.list.get(c as usize).is_some_and(|u| u.waits_for(seq))
-    }
-
-    /// User `c`'s request's tally (0 until [`Users::set_root`], which only calls need).
-    #[inline]
-    pub fn root(&self, c: u32) -> u32 {
-        self.roots.get(c as usize).copied().unwrap_or(0)
-    }
-
-    #[inline]
-    pub fn set_root(&mut self, c: u32, root: u32) {
-        if self.roots.len() <= c as usize {
-            self.roots.resize(self.list.len().max(c as usize + 1), 0);
-        }
-        self.roots[c as usize] = root;
     }
 }
 

@@ -1,0 +1,133 @@
+//! Replications: the same scenario run `N` times with seeds `seed, seed + 1, …`, in parallel,
+//! summarised per policy with intervals ([`crate::estimate`]).
+//!
+//! A run is a pure function of the scenario and its seed, and the runs are gathered in seed
+//! order, so the summary is the same byte for byte whatever the number of threads.
+//!
+//! ```
+//! use rebound_sim::{replicate, OutageKind, Scenario};
+//! let mut s = Scenario::default();
+//! s.clients.count = 100;
+//! s.duration = std::time::Duration::from_secs(30);
+//! s.outage.kind = OutageKind::None;
+//! let r = replicate::run_all(&s, &["constant:base=100ms".parse()?], 4, replicate::Until::End);
+//! assert_eq!((r[0].replications.runs, r[0].replications.per_run[3].seed), (4, s.seed + 3));
+//! # Ok::<(), rebound_retry::ConfigError>(())
+//! ```
+
+use crate::estimate::{Mean, Proportion, Quantiles};
+use crate::scenario::Scenario;
+use crate::verdict::Verdict;
+use crate::StormReport;
+use rayon::prelude::*;
+use rebound_retry::Spec;
+use serde::Serialize;
+
+pub use crate::graph::Until;
+
+/// The most replications of a scenario (`--runs`).
+pub const MAX_RUNS: u32 = 10_000;
+
+/// One run's verdict and metrics (the JSON's `per_run` entries).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// The run's seed.
+    pub seed: u64,
+    /// Its verdict ([`crate::verdict`]).
+    pub verdict: Verdict,
+    /// Whether the verdict is `healthy` or `recovered`.
+    pub recovered: bool,
+    /// Seconds from the trigger's end to recovery.
+    pub recovery_s: Option<f64>,
+    /// Users' attempts per user request started.
+    pub attempts_per_request: f64,
+    /// Users' attempts per successful request; null when none succeeded.
+    pub attempts_per_success: Option<f64>,
+}
+
+impl RunSummary {
+    /// The summary of `r`, a run with `seed`.
+    pub fn of(r: &StormReport, seed: u64) -> RunSummary {
+        RunSummary {
+            seed,
+            verdict: r.verdict,
+            recovered: r.recovered,
+            recovery_s: r.recovery_s,
+            attempts_per_request: r.attempts_per_request,
+            attempts_per_success: r.attempts_per_success,
+        }
+    }
+}
+
+/// What `N` runs of one policy say (flattened into the policy's JSON object).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Replications {
+    /// Runs made.
+    pub runs: u32,
+    /// Runs whose verdict is `healthy` or `recovered`.
+    pub recovered_runs: u32,
+    /// The probability of recovery with its 95 % interval (Wilson; one-sided at 0 or `runs`).
+    pub recovery_probability: Proportion,
+    /// Recovery time p10/p50/p90 over the recovering runs, in seconds; null when none did.
+    pub recovery_s_quantiles: Option<Quantiles>,
+    /// Mean users' attempts per user request started, with its 95 % interval.
+    pub attempts_per_request_mean: Option<Mean>,
+    /// Mean users' attempts per success over the runs with a success, with its 95 % interval.
+    pub attempts_per_success_mean: Option<Mean>,
+    /// Every run, in seed order.
+    pub per_run: Vec<RunSummary>,
+}
+
+impl Replications {
+    /// The summary of `runs` (at least one).
+    pub fn of(runs: Vec<RunSummary>) -> Replications {
+        let n = runs.len() as u32;
+        let k = runs.iter().filter(|r| r.recovered).count() as u32;
+        let times: Vec<f64> = runs.iter().filter(|r| r.recovered).filter_map(|r| r.recovery_s).collect();
+        let per_request: Vec<f64> = runs.iter().map(|r| r.attempts_per_request).collect();
+        let per_success: Vec<f64> = runs.iter().filter_map(|r| r.attempts_per_success).collect();
+        Replications {
+            runs: n,
+            recovered_runs: k,
+            recovery_probability: Proportion::of(k, n),
+            recovery_s_quantiles: Quantiles::of(&times),
+            attempts_per_request_mean: Mean::of(&per_request),
+            attempts_per_success_mean: Mean::of(&per_success),
+            per_run: runs,
+        }
+    }
+
+    /// `recovered 17/20 (64–95 %)`.
+    pub fn recovered_text(&self) -> String {
+        format!("recovered {}", self.recovery_probability)
+    }
+}
+
+/// Runs `scenario` `runs` times (1..=[`MAX_RUNS`]; callers check the range, this clamps it) for each of `specs`, run `i` with seed
+/// `scenario.seed + i` (wrapping), all in parallel on rayon's pool. Each report describes run
+/// 0, with [`StormReport::replications`] summarising all of them; reports come in the order of
+/// `specs`.
+pub fn run_all(scenario: &Scenario, specs: &[Spec], runs: u32, until: Until) -> Vec<StormReport> {
+    let runs = runs.clamp(1, MAX_RUNS) as usize;
+    let results: Vec<(RunSummary, Option<StormReport>)> = (0..specs.len() * runs)
+        .into_par_iter()
+        .map(|job| {
+            let (p, i) = (job / runs, job % runs);
+            let mut s = scenario.clone();
+            s.seed = scenario.seed.wrapping_add(i as u64);
+            let r = crate::graph::run(&s, &specs[p], until);
+            (RunSummary::of(&r, s.seed), (i == 0).then_some(r))
+        })
+        .collect();
+    let mut results = results.into_iter();
+    specs
+        .iter()
+        .map(|_| {
+            let chunk: Vec<(RunSummary, Option<StormReport>)> = results.by_ref().take(runs).collect();
+            let summaries = chunk.iter().map(|(s, _)| *s).collect();
+            let mut first = chunk.into_iter().next().and_then(|(_, r)| r).expect("run 0 keeps its report");
+            first.replications = Replications::of(summaries);
+            first
+        })
+        .collect()
+}
