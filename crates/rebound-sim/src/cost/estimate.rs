@@ -82,7 +82,7 @@ impl Estimate {
                     "`clients.count` = {} / (`clients.think` {} + {} of `service_time` along the entry's calls)",
                     users(sc),
                     crate::scenario::fmt(c.think),
-                    crate::scenario::fmt(Duration::from_secs_f64(path))
+                    Duration::try_from_secs_f64(path).map_or_else(|_| format!("{path:.1e}s"), crate::scenario::fmt)
                 );
                 (rate, why)
             }
