@@ -39,7 +39,7 @@ fn endless() -> Value {
 async fn the_six_gigabyte_graph_is_refused_and_the_default_storm_runs_after_it() {
     let lab = Lab::start();
     let runs = format!("{}api/runs", lab.url);
-    let mut toml = String::from("duration = \"20s\"\n[clients]\ncount = 1\n");
+    let mut toml = String::from("duration = \"20s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n");
     for i in 0..64 {
         toml += &format!("[[service]]\nname = \"s{i}\"\nworkers = 100000\n");
         for _ in 0..if i < 63 { 16 } else { 0 } {
