@@ -158,13 +158,16 @@ fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) 
     let secs = sc.duration.as_secs_f64();
     let cycle = c.think.as_secs_f64() + path;
     let entry = &topo.nodes[topo.entry];
-    // A failure comes at once from a hard-down service, a refusing backlog, or a worker
-    // service that sheds: one paused or slowed, or offered more than its capacity.
+    // A failure comes at once from a hard-down service, a refusing backlog, injected errors,
+    // or a worker service that sheds: one paused or slowed, or offered more than its capacity.
     let sheds = entry.time != ServiceTime::S5
         && (matches!(sc.outage.kind, OutageKind::Pause | OutageKind::CapacityCut)
             || users(sc) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
-    let instant =
-        sc.outage.kind == OutageKind::HardDown || sc.server.backlog_full == BacklogFull::Refuse || sheds;
+    let errors = sc.outage.kind == OutageKind::Errors || topo.nodes.iter().any(|n| n.error_rate > 0.0);
+    let instant = sc.outage.kind == OutageKind::HardDown
+        || sc.server.backlog_full == BacklogFull::Refuse
+        || sheds
+        || errors;
     let fail = if instant { 0.0 } else { c.timeout.as_secs_f64() };
     let waits = spec.policy().map_or(0.01 * (tries - 1.0), |p| {
         (0..(tries as u64).saturating_sub(1)).map(|k| p.nominal_delay(k).as_secs_f64()).sum()
