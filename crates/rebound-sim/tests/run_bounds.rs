@@ -182,3 +182,18 @@ proptest! {
         prop_assert!(r.is_ok(), "{r:?}: estimate {:.2e}\n{toml}", e.events);
     }
 }
+
+/// Item 4 (open loop): users retrying after 100 s against a hard-down service pile up; past
+/// its memory cap the run stops with an error naming the cap instead of allocating on.
+#[test]
+fn piling_up_users_stop_at_the_memory_cap() {
+    let toml = "duration = \"60s\"\n[clients]\nrate = \"20000/s\"\n[[service]]\nname = \"a\"\n[outage]\nkind = \"hard-down\"\nstart = \"0s\"\nend = \"60s\"\n";
+    let s = Scenario::from_toml(toml).unwrap();
+    let spec = "constant:base=100s".parse().unwrap();
+    let cap = 16 << 20;
+    match storm::run_with(&s, &spec, &Stop::new().with_max_bytes(cap)) {
+        Err(e @ RunError::Memory { .. }) => assert!(e.to_string().contains("memory cap of 16.0 MiB"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(storm::run_with(&s, &spec, &Stop::new().with_max_bytes(1 << 30)).is_ok());
+}
