@@ -106,6 +106,9 @@ pub struct Exceeded {
     pub drivers: String,
 }
 
+/// (Estimates are finite numbers: equality is total on them.)
+impl Eq for Exceeded {}
+
 impl std::fmt::Display for Exceeded {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "about {:.1e} {} ({}): at most {:.0e}", self.estimate, self.what, self.drivers, self.bound)
