@@ -76,7 +76,12 @@ async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     let client = reqwest::Client::new();
     for id in &ids {
-        let r = client.delete(format!("{runs}/{id}")).send().await.unwrap();
+        let r = client
+            .delete(format!("{runs}/{id}"))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status().as_u16(), 202);
     }
     for id in &ids {
@@ -95,9 +100,24 @@ async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let r = client.delete(format!("{runs}/{id}")).send().await.unwrap();
+    let r = client
+        .delete(format!("{runs}/{id}"))
+        .header("content-type", "application/json")
+        .send()
+        .await
+        .unwrap();
     assert!([202, 409].contains(&r.status().as_u16()));
-    assert_eq!(client.delete(format!("{runs}/999")).send().await.unwrap().status().as_u16(), 404);
+    assert_eq!(
+        client
+            .delete(format!("{runs}/999"))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        404
+    );
 }
 
 #[tokio::test]
