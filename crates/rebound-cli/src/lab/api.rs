@@ -288,3 +288,16 @@ fn stream(rx: tokio::sync::watch::Receiver<Snapshot>) -> impl Stream<Item = Resu
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    /// The page's built-in scenarios, each with its own policies, pass the lab's bounds, the
+    /// cost model's included (issue 24).
+    #[test]
+    fn every_builtin_scenario_is_within_the_lab_bounds() {
+        for (name, _, s) in super::builtin_scenarios() {
+            let s = rebound_sim::Scenario { policies: s.policies_or_default(), ..s };
+            super::check_bounds(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+}

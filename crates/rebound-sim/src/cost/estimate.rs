@@ -5,7 +5,7 @@ use super::{
     WORKER_BYTES,
 };
 use crate::graph::{ServiceTime, Topology};
-use crate::scenario::{BacklogFull, OutageKind, Scenario};
+use crate::scenario::{load, BacklogFull, OutageKind, Scenario};
 use rebound_retry::Spec;
 use std::time::Duration;
 
@@ -70,32 +70,28 @@ impl Estimate {
         let calls_per_request = user_tries * w;
         let c = &sc.clients;
         let path = floor(topo, sc, topo.entry, &mut vec![None; n]);
-        // The load profile and a load spike: the peak level bounds the rate and the memory,
-        // the level's integral over the run the requests (both the base values without them).
-        let peak = crate::scenario::load::peak_level(sc);
-        let mean = crate::scenario::load::total_arrivals(sc) / secs.max(1e-9);
-        let profile = if c.phases.is_empty() && sc.outage.kind != OutageKind::LoadSpike {
-            ""
-        } else {
-            " at the peak of `clients.phase` and the load spike (`outage.factor`)"
-        };
-        let (offered_rate, requests, rate_drivers) = match c.rate {
-            Some(r) => (peak, mean * secs, format!("`clients.rate` = {}/s{profile}", r.per_s)),
+        let (offered_rate, rate_drivers) = match c.rate {
+            Some(_) => {
+                let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(0.0, f64::max);
+                (peak, format!("`clients.rate` = {peak}/s at its peak (`clients.phase`, `outage.factor`)"))
+            }
             None => {
-                let cycle = (c.think.as_secs_f64() + path).max(1e-9);
+                let cycle = c.think.as_secs_f64() + path;
+                let rate = users(sc) / cycle.max(1e-9);
                 let why = format!(
-                    "`clients.count` = {}{profile} / (`clients.think` {} + {} of `service_time` along the entry's calls)",
-                    c.count,
+                    "`clients.count` = {} / (`clients.think` {} + {} of `service_time` along the entry's calls)",
+                    users(sc),
                     crate::scenario::fmt(c.think),
-                    crate::scenario::fmt(Duration::from_secs_f64(path))
+                    Duration::try_from_secs_f64(path).map_or_else(|_| format!("{path:.1e}s"), crate::scenario::fmt)
                 );
-                (peak / cycle, mean * secs / cycle, why)
+                (rate, why)
             }
         };
+        let requests = if c.rate.is_some() { load::total_arrivals(sc) } else { offered_rate * secs };
         let mut entry_attempts = requests * user_tries;
         if c.rate.is_none() {
             // One attempt out at a time per user.
-            entry_attempts = entry_attempts.min(peak * per_user(sc, topo, spec, path, user_tries));
+            entry_attempts = entry_attempts.min(users(sc) * per_user(sc, topo, spec, path, user_tries));
         }
         let attempts = (entry_attempts * w).min(entry_attempts + worker_bound(sc, topo));
         let s5_ticks: f64 = topo
@@ -109,11 +105,7 @@ impl Estimate {
                 share * (residence / sc.server.tick.as_secs_f64()).max(1.0)
             })
             .sum();
-        // Over a link with a delay or a loss an attempt and its answer are two more events.
-        let net = !topo.user_link.is_plain()
-            || topo.nodes.iter().flat_map(|n| &n.calls).any(|e| !e.link.is_plain());
-        let per_attempt = if net { EVENTS_PER_ATTEMPT + 2.0 } else { EVENTS_PER_ATTEMPT };
-        let events = requests + attempts * per_attempt + s5_ticks;
+        let events = requests + attempts * EVENTS_PER_ATTEMPT + s5_ticks;
         let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w);
         Estimate {
             offered_rate,
@@ -152,6 +144,11 @@ impl Estimate {
     }
 }
 
+/// The closed loop's most users at once (`clients.count`, its phases and load spike).
+fn users(sc: &Scenario) -> f64 {
+    f64::from(load::peak_users(sc).max(sc.clients.count))
+}
+
 /// The most attempts one closed-loop user makes in the run: requests that succeed at once, one
 /// attempt per cycle (`think` + service times), or requests that fail every attempt, each
 /// making the policy's attempts over its waits (plus the timeouts when no failure comes at
@@ -161,17 +158,16 @@ fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) 
     let secs = sc.duration.as_secs_f64();
     let cycle = c.think.as_secs_f64() + path;
     let entry = &topo.nodes[topo.entry];
-    // A failure comes at once from a hard-down service, a refusing backlog, or a worker
-    // service that sheds: one paused or slowed, or offered more than its capacity.
+    // A failure comes at once from a hard-down service, a refusing backlog, injected errors,
+    // or a worker service that sheds: one paused or slowed, or offered more than its capacity.
     let sheds = entry.time != ServiceTime::S5
         && (matches!(sc.outage.kind, OutageKind::Pause | OutageKind::CapacityCut)
-            || f64::from(c.count) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
-    // (Errors, `error_rate` or an error burst, come after a service time: counted as at once.)
-    let errs = entry.error_rate > 0.0 || sc.outage.kind == OutageKind::Errors;
+            || users(sc) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
+    let errors = sc.outage.kind == OutageKind::Errors || topo.nodes.iter().any(|n| n.error_rate > 0.0);
     let instant = sc.outage.kind == OutageKind::HardDown
         || sc.server.backlog_full == BacklogFull::Refuse
         || sheds
-        || errs;
+        || errors;
     let fail = if instant { 0.0 } else { c.timeout.as_secs_f64() };
     let waits = spec.policy().map_or(0.01 * (tries - 1.0), |p| {
         (0..(tries as u64).saturating_sub(1)).map(|k| p.nominal_delay(k).as_secs_f64()).sum()
@@ -204,9 +200,8 @@ fn worker_bound(sc: &Scenario, topo: &Topology) -> f64 {
 fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, String) {
     let c = &sc.clients;
     let d = sc.duration;
-    let peak = crate::scenario::load::peak_level(sc);
     let users = match c.rate {
-        Some(_) => {
+        Some(r) => {
             // Alive at once: the rate times a request's longest life.
             let p = spec.policy();
             let tries = attempts_per_call(spec, d);
@@ -214,9 +209,10 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
                 (0..tries as u64).fold(Duration::ZERO, |a, k| a.saturating_add(p.nominal_delay(k)))
             });
             let life = waits.saturating_add(c.timeout.saturating_mul(tries.min(1e6) as u32)).min(d);
+            let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(r.per_s, f64::max);
             peak * life.as_secs_f64().max(1.0)
         }
-        None => peak,
+        None => users(sc),
     };
     let (mut workers, mut held) = (0.0, 0.0);
     for node in &topo.nodes {

@@ -24,7 +24,8 @@ pub enum Until {
     /// its current concurrency exceeds the whole run can answer nothing before the end (every
     /// request is younger than the run), so its concurrency can only grow. The run stops there;
     /// goodput, and so `recovered` and `recovery_s`, are exactly those of a full run, while the
-    /// other totals cover only the simulated part. For `rebound map`'s hundreds of cells.
+    /// other totals cover only the simulated part. During a capacity cut the same holds of the
+    /// delay unslowed (the cut's end cannot save it). For `rebound map`'s hundreds of cells.
     Decided,
 }
 
@@ -117,7 +118,11 @@ pub fn run_stoppable(
         OutageKind::None => 0,
         _ => nanos(scenario.outage.end),
     };
-    let mut next_check = outage_over.max(SECOND);
+    // A capacity cut only slows the server: stuck at its concurrency unslowed, it stays stuck
+    // once the cut ends, so the check need not wait for the end (issue 24: `map --durations
+    // 3000..3000:1` ran one cell for more than ten minutes).
+    let early = scenario.outage.kind == OutageKind::CapacityCut;
+    let mut next_check = if early { SECOND } else { outage_over.max(SECOND) };
     let entry = e.topo.entry;
     while let Some((t, ev)) =
         e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
@@ -134,7 +139,9 @@ pub fn run_stoppable(
         }
         if until == Until::Decided && t >= next_check {
             if let SvcKind::S5(server) = &mut e.svcs[entry].kind {
-                if server.past_saving(end) {
+                let stuck =
+                    if t >= outage_over { server.past_saving(end) } else { server.past_saving_unslowed(end) };
+                if stuck {
                     break;
                 }
             }

@@ -196,11 +196,6 @@ pub(crate) fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// The highest level of the load (requests/s or users), at least the base one.
-pub(crate) fn peak_level(sc: &Scenario) -> f64 {
-    schedule(sc).iter().map(|&(_, l)| l).fold(0.0, f64::max)
-}
-
 /// The most users active at once (the closed loop's population), at least 1.
 pub(crate) fn peak_users(sc: &Scenario) -> u32 {
     schedule(sc).iter().map(|&(_, l)| l).fold(1.0, f64::max).min(1e7) as u32

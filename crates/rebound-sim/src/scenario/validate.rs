@@ -25,8 +25,6 @@ pub enum ScenarioError {
     TooCostly(crate::cost::Exceeded),
 }
 
-impl Eq for crate::cost::Exceeded {}
-
 impl std::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
