@@ -1,5 +1,6 @@
 //! `rebound exec`: run a command, retrying it with backoff when it fails.
 
+mod announce;
 mod signals;
 mod stdin;
 
@@ -10,6 +11,7 @@ use rebound_retry::{retry, Failure, RetryEvent, Spec};
 use signals::Signals;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitCode, ExitStatus};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use stdin::Stdin;
 
@@ -230,7 +232,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             executor.budget(rebound_redis::build_budget(b).with_context(|| format!("--policy: budget={b}"))?);
     }
     if let Some(t) = args.policy.throttle() {
-        executor = executor.throttle(t.build()?);
+        executor = executor.throttle(Arc::new(announce::Announced(t.build()?)));
     }
     match executor.call() {
         Ok(()) => Ok(ExitCode::SUCCESS),
