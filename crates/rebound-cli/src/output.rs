@@ -32,8 +32,16 @@ impl OutputError {
 /// # Errors
 /// [`OutputError`] when stdout cannot be written.
 pub fn text(s: &str) -> Result<(), OutputError> {
+    bytes(s.as_bytes())
+}
+
+/// Writes `b` to standard output as is, and flushes it.
+///
+/// # Errors
+/// As [`text`].
+pub fn bytes(b: &[u8]) -> Result<(), OutputError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(s.as_bytes()).and_then(|()| out.flush()).map_err(OutputError)
+    out.write_all(b).and_then(|()| out.flush()).map_err(OutputError)
 }
 
 /// Writes `s` and a newline to standard output.
