@@ -219,7 +219,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         retryable
     };
     let announce = |ev: &RetryEvent<'_, AttemptError>| {
-        eprintln!(
+        crate::output::note!(
             "rebound: attempt {} failed ({}); retrying in {}",
             ev.attempt,
             ev.failure,
@@ -238,12 +238,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             if past_replay_bound.get() {
-                eprintln!(
+                crate::output::note!(
                     "rebound: not retrying: stdin was larger than {} MiB, too much to replay to a retry (redirect a file instead: `< FILE` is rewound for each attempt)",
                     stdin::MAX_REPLAY >> 20
                 );
             }
-            eprintln!(
+            crate::output::note!(
                 "rebound: giving up after {} attempt{} ({}): {}",
                 e.attempts,
                 if e.attempts == 1 { "" } else { "s" },

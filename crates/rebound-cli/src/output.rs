@@ -69,6 +69,20 @@ pub fn status_error() -> Option<OutputError> {
     STATUS_FAILED.get().map(|&kind| OutputError(kind.into()))
 }
 
+/// Writes a line to standard error, ignoring failure: diagnostics must not panic (as
+/// `eprintln!` does) when stderr's reader is gone.
+pub fn note_line(s: &str) {
+    let _ = writeln!(std::io::stderr(), "{s}");
+}
+
+/// `eprintln!` that never panics: [`note_line`] of the formatted text.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::output::note_line(&format!($($arg)*))
+    };
+}
+pub(crate) use note;
+
 /// Whether `e` holds an [`OutputError`], and if so whether it is a broken pipe.
 pub fn classify(e: &anyhow::Error) -> Option<bool> {
     e.chain().find_map(|c| c.downcast_ref::<OutputError>()).map(OutputError::is_broken_pipe)

@@ -99,3 +99,15 @@ fn completions_and_man_pages_on_a_full_disk_or_a_closed_pipe() {
         to_closed_pipe(args);
     }
 }
+
+#[test]
+fn a_closed_stderr_is_no_panic() {
+    // `exec` announces each retry on stderr; with stderr's reader gone `eprintln!` panicked (101).
+    let mut child = rebound()
+        .args(["exec", "--policy", "constant:base=1ms,max-retries=2", "--", "false"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1), "the command's own status, not a panic");
+}

@@ -15,11 +15,13 @@ impl Throttle for Announced {
     fn admit(&self, now: Instant) -> Admission {
         let admission = self.0.admit(now);
         match admission {
-            Admission::Wait(d) => eprintln!(
+            Admission::Wait(d) => crate::output::note!(
                 "rebound: the client-side throttle holds the next attempt for a further {}",
                 super::millis(d)
             ),
-            Admission::Reject => eprintln!("rebound: the client-side throttle rejects the next attempt"),
+            Admission::Reject => {
+                crate::output::note!("rebound: the client-side throttle rejects the next attempt")
+            }
             Admission::Send => {}
         }
         admission

@@ -51,7 +51,7 @@ pub struct Args {
 /// A non-loopback address without `--allow-remote`, or an address that cannot be bound.
 pub fn run(args: Args) -> Result<ExitCode> {
     if !args.listen.ip().is_loopback() && !args.allow_remote {
-        eprintln!(
+        crate::output::note!(
             "error: invalid --listen {}: the lab binds loopback (127.0.0.0/8 or ::1) unless --allow-remote is given",
             args.listen
         );
