@@ -202,6 +202,12 @@ fn keys_without_effect_in_context_are_refused_naming_the_key() {
         let file = scenario(&toml);
         refused(&["storm", "--scenario", file.as_str()], words);
     }
+    // `map --trigger pause` replaces a scenario's capacity cut: its slowdown goes with it.
+    let cut = scenario("[outage]\nkind = \"capacity-cut\"\nslowdown = 5\n");
+    let args =
+        ["map", "--scenario", cut.as_str(), "--trigger", "pause", "--durations", "2", "--loads", "100"];
+    let out = rebound().args(args).args(["--policy", "constant:base=1s"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let file = scenario("[server]\nk = 0\n");
     let out = rebound().args(["storm", "--scenario", file.as_str()]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
