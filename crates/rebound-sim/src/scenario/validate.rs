@@ -83,11 +83,12 @@ impl Scenario {
         if self.server.tick.is_zero() {
             return Err(invalid("server.tick", "0s", "a duration > 0"));
         }
+        // The model's own error names its field bare (`k`); the scenario's names it in full.
         self.delay_model().validate().map_err(|e| match e {
             rebound_retry::ConfigError::Invalid { field: "factor", value, expected } => {
                 ScenarioError::Invalid { field: "server.factor", value, expected }
             }
-            other => invalid("server.k", other, "a finite number > 0"),
+            _ => invalid("server.k", self.server.k, "a finite number > 0"),
         })?;
         let o = &self.outage;
         if o.kind != OutageKind::None && o.start >= o.end {
@@ -109,6 +110,7 @@ impl Scenario {
         if !(v.threshold > 0.0 && v.threshold <= 1.0) {
             return Err(invalid("verdict.threshold", v.threshold, "a number in (0, 1]"));
         }
+        super::inert::check(self)?;
         crate::bounds::check(self)?;
         crate::cost::check(self, &crate::cost::CLI).map(|_| ())
     }
