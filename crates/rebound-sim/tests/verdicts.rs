@@ -119,6 +119,17 @@ fn replications_are_the_same_whatever_the_thread_count() {
         pool.install(|| serde_json::to_string(&run_all(&s, &specs, 6, Until::End)).unwrap())
     };
     assert_eq!(json(1), json(3));
+    // Recovery-time quantiles are over the runs whose verdict is `recovered`.
+    let r = run_all(&s, &specs[1..], 6, Until::End).remove(0);
+    let times: Vec<f64> = r
+        .replications
+        .per_run
+        .iter()
+        .filter(|p| p.verdict == Verdict::Recovered)
+        .map(|p| p.recovery_s.unwrap())
+        .collect();
+    assert!(!times.is_empty());
+    assert_eq!(r.replications.recovery_s_quantiles, rebound_sim::estimate::Quantiles::of(&times));
 }
 
 #[test]
