@@ -4,7 +4,7 @@
 //! and on an error or a timeout asks its retry policy for a wait; it starts its next think time
 //! only when the request succeeded or the policy gave up (as S5's goroutines do). Open-loop users
 //! arrive at a fixed rate instead. The run is the service-graph engine's ([`crate::graph`]); a
-//! scenario without `[[service]]` is S5's one server. The network is loopback: no delay.
+//! scenario without `[[service]]` is S5's one server. The network is loopback (no delay) unless the scenario's links say otherwise.
 
 use crate::replicate::Replications;
 use crate::report::Point;
@@ -72,6 +72,19 @@ pub struct StormReport {
 /// Deterministic: the same scenario (seed included) and spec give the same report.
 pub fn run(scenario: &Scenario, spec: &Spec) -> StormReport {
     run_until(scenario, spec, Until::End)
+}
+
+/// [`run`], stopping early as `stop` says (see [`crate::stop`]): the run for servers and for
+/// scenarios from users, whose cost must stay within its caps.
+///
+/// # Errors
+/// The [`crate::RunError`] that stopped it.
+pub fn run_with(
+    scenario: &Scenario,
+    spec: &Spec,
+    stop: &crate::Stop,
+) -> Result<StormReport, crate::RunError> {
+    crate::graph::run_stoppable(scenario, spec, Until::End, std::time::Duration::ZERO, stop).map(|(r, _)| r)
 }
 
 /// Runs `scenario` with every user following `spec`, as far as `until` says.

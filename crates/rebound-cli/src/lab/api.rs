@@ -19,8 +19,8 @@ const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");
 const STYLE: &str = include_str!("page/style.css");
 
-/// The lab's routes over a fresh set of runs.
-pub fn router() -> Router {
+/// The lab's routes over a fresh set of runs, behind the guard of `allowed` (see `guard`).
+pub fn router(allowed: super::guard::Allowed) -> Router {
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
@@ -28,9 +28,11 @@ pub fn router() -> Router {
         .route("/api/defaults", get(defaults))
         .route("/api/specs/check", post(check_spec))
         .route("/api/runs", post(start_run))
-        .route("/api/runs/{id}", get(result))
+        .route("/api/runs/{id}", get(result).delete(cancel_run))
         .route("/api/runs/{id}/events", get(events))
+        .route("/api/runs/{id}/report.html", get(report))
         .with_state(Arc::new(Runs::default()))
+        .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), super::guard::guard))
 }
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
@@ -58,7 +60,7 @@ async fn defaults() -> Response {
 
 /// Service-graph examples (`examples/scenarios/`, linked as the crate's `scenarios/` so that the
 /// package carries them), compiled in so the page works anywhere.
-const EXAMPLES: [(&str, &str); 4] = [
+const EXAMPLES: [(&str, &str); 7] = [
     (
         "Three tiers, every layer retrying 3 times; db down 30 s",
         include_str!("../../scenarios/three-tier.toml"),
@@ -66,12 +68,22 @@ const EXAMPLES: [(&str, &str); 4] = [
     ("Three tiers, retries at the edge only", include_str!("../../scenarios/three-tier-edge-only.toml")),
     ("Three tiers, gRPC retry budget at every hop", include_str!("../../scenarios/three-tier-budget.toml")),
     ("Open-loop users (Poisson arrivals)", include_str!("../../scenarios/open-loop.toml")),
+    (
+        "Three tiers with deep queues, users' load x3 for 10 s",
+        include_str!("../../scenarios/load-spike.toml"),
+    ),
+    (
+        "Three tiers retrying errors; db 50 % errors for 30 s",
+        include_str!("../../scenarios/error-burst.toml"),
+    ),
+    ("A 3 s GC pause under constant arrivals", include_str!("../../scenarios/gc-pause.toml")),
 ];
 
-/// `(name, TOML, scenario)`: S5's storm under each kind of outage, then the service-graph
-/// examples (their own policies left out, so the page's list decides).
+/// `(name, TOML, scenario)`: S5's storm under each kind of outage (with the seven default
+/// policies written out), then the service-graph examples exactly as shipped, comments and
+/// their own policies included: the TOML is what runs.
 fn builtin_scenarios() -> Vec<(&'static str, String, Scenario)> {
-    let s5 = Scenario::default();
+    let s5 = Scenario { policies: rebound_sim::default_policies(), ..Scenario::default() };
     let mut down = s5.clone();
     down.outage.kind = rebound_sim::OutageKind::HardDown;
     let mut cut = s5.clone();
@@ -86,25 +98,37 @@ fn builtin_scenarios() -> Vec<(&'static str, String, Scenario)> {
     .map(|(name, s)| (name, toml_of(&s), s))
     .collect();
     for (name, text) in EXAMPLES {
+        // A shipped example that does not parse is a bug the lab_api tests catch.
         if let Ok(s) = Scenario::from_toml(text) {
-            let text =
-                text.lines().filter(|l| !l.starts_with("policies")).collect::<Vec<_>>().join("\n") + "\n";
-            out.push((name, text, s));
+            out.push((name, text.to_string(), s));
         }
     }
     out
 }
 
-/// A scenario as the TOML a user would write (its policies left to the page's list).
+/// A scenario as the TOML a user would write, its policies one per line.
 fn toml_of(s: &Scenario) -> String {
-    let text = toml::to_string(s).unwrap_or_default();
-    text.lines().filter(|l| !l.starts_with("policies")).collect::<Vec<_>>().join("\n") + "\n"
+    let mut head = s.clone();
+    head.policies.clear();
+    let text = toml::to_string(&head).unwrap_or_default();
+    let body: Vec<&str> = text.lines().filter(|l| !l.starts_with("policies")).collect();
+    let (top, tables) = body.split_at(body.iter().position(|l| l.starts_with('[')).unwrap_or(body.len()));
+    let policies: String = s.policies.iter().map(|p| format!("    \"{p}\",\n")).collect();
+    format!("{}\npolicies = [\n{policies}]\n\n{}\n", top.join("\n").trim_end(), tables.join("\n"))
 }
 
 /// `{"spec": "..."}` → the canonical spec, or the library's own error naming the key.
 async fn check_spec(body: Bytes) -> Response {
     let spec = match serde_json::from_slice::<Value>(&body) {
-        Ok(v) => v.get("spec").and_then(Value::as_str).map(str::to_string),
+        Ok(Value::Object(fields)) => {
+            if let Some(key) = fields.keys().find(|k| *k != "spec") {
+                return bad_request(format!("unknown key `{key}`: the body is {{\"spec\": \"...\"}}"));
+            }
+            fields.get("spec").and_then(Value::as_str).map(str::to_string)
+        }
+        Ok(other) => {
+            return bad_request(format!("the body must be a JSON object {{\"spec\": \"...\"}}, not {other}"))
+        }
         Err(e) => return bad_request(format!("the body must be JSON {{\"spec\": \"...\"}}: {e}")),
     };
     let Some(spec) = spec else { return bad_request("missing `spec`: a string such as constant:base=100ms") };
@@ -114,12 +138,25 @@ async fn check_spec(body: Bytes) -> Response {
     }
 }
 
+/// The keys of a run request; any other (a misspelling such as `scenaro`) is refused.
+const RUN_KEYS: [&str; 2] = ["scenario", "policies"];
+
 /// The scenario of a run request: TOML text or a JSON object with the same keys; then its
 /// policies (the request's, else the scenario's, else the built-in seven), the replications of
 /// each (`runs`, default 1) and the bounds.
 fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     let req: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
+    let Value::Object(fields) = &req else {
+        return Err(format!(
+            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...]}}, not {req}"
+        ));
+    };
+    if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key `{key}` in the run request: the keys are `scenario` and `policies`"
+        ));
+    }
     let mut scenario = match req.get("scenario") {
         None | Some(Value::Null) => Scenario::default(),
         Some(Value::String(text)) => Scenario::from_toml(text).map_err(|e| e.to_string())?,
@@ -135,8 +172,8 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let text = p.as_str().ok_or_else(|| format!("policies[{i}] must be a spec string"))?;
-                text.parse::<Spec>().map_err(|e| format!("policies[{i}] `{text}`: {e}"))
+                let text = p.as_str().ok_or_else(|| format!("policy {} must be a spec string", i + 1))?;
+                text.parse::<Spec>().map_err(|e| format!("policy {} `{text}`: {e}", i + 1))
             })
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`policies` must be a list of spec strings".into()),
@@ -186,6 +223,34 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
             StatusCode::ACCEPTED,
             &json!({ "status": "running", "done": snapshot.reports.len(), "total": snapshot.total }),
         ),
+    }
+}
+
+/// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
+/// had already ended, 404 when unknown.
+async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    match runs.cancel(id) {
+        Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
+        Some(false) => {
+            json_response(StatusCode::CONFLICT, &json!({ "error": format!("run {id} has ended") }))
+        }
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
+    }
+}
+
+/// A finished run's `--html` report, as `rebound storm --html` writes it.
+async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    let Some(rx) = runs.watch(id) else {
+        return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
+    };
+    let html = rx.borrow().html.clone();
+    match html {
+        Some(html) => {
+            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.as_str().to_string()).into_response()
+        }
+        None => {
+            json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("run {id} has no report (yet)") }))
+        }
     }
 }
 
