@@ -139,7 +139,7 @@ async fn check_spec(body: Bytes) -> Response {
 }
 
 /// The keys of a run request; any other (a misspelling such as `scenaro`) is refused.
-const RUN_KEYS: [&str; 2] = ["scenario", "policies"];
+const RUN_KEYS: [&str; 3] = ["scenario", "policies", "runs"];
 
 /// The scenario of a run request: TOML text or a JSON object with the same keys; then its
 /// policies (the request's, else the scenario's, else the built-in seven), the replications of
@@ -149,12 +149,12 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
     let Value::Object(fields) = &req else {
         return Err(format!(
-            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...]}}, not {req}"
+            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...], \"runs\": N}}, not {req}"
         ));
     };
     if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
         return Err(format!(
-            "unknown key `{key}` in the run request: the keys are `scenario` and `policies`"
+            "unknown key `{key}` in the run request: the keys are `scenario`, `policies` and `runs`"
         ));
     }
     let mut scenario = match req.get("scenario") {
