@@ -149,7 +149,7 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
     let Value::Object(fields) = &req else {
         return Err(format!(
-            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...]}}, not {req}"
+            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...], \"runs\": N}}, not {req}"
         ));
     };
     if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
