@@ -3,7 +3,7 @@
 use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
-use crate::usage::{plot_path, usage, UsageExt};
+use crate::usage::{duration_in, plot_path, usage, UsageExt};
 use anyhow::Result;
 use rayon::prelude::*;
 use rebound_sim::advise::{advise, Inputs};
@@ -24,7 +24,7 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The service's p99 latency (e.g. 100ms), 1ms to 1m.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = duration_in(Duration::from_millis(1), Duration::from_secs(60)))]
     p99: Option<Duration>,
     /// Number of clients, 1 to 10000000.
     #[arg(long)]
@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long, value_parser = parse_rate)]
     capacity: Option<f64>,
     /// The longest tolerable recovery after an outage (e.g. 60s), 1s to 10h.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = duration_in(Duration::from_secs(1), Duration::from_secs(36_000)))]
     recovery: Option<Duration>,
     /// A TOML file with the same keys (p99, clients, rate, capacity, recovery); flags override it.
     #[arg(long, value_name = "FILE")]

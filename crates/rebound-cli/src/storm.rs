@@ -90,7 +90,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         scenario.seed = seed;
     }
     scenario.policies = scenario.policies_or_default();
-    let reports: Vec<StormReport> = scenario.policies.par_iter().map(|p| storm::run(&scenario, p)).collect();
+    // The policies given on the command line are costed too (a usage error past a bound).
+    rebound_sim::cost::check(&scenario, &rebound_sim::cost::CLI).map_err(|e| usage(e.to_string()))?;
+    let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
+    let reports: Vec<StormReport> = scenario
+        .policies
+        .par_iter()
+        .map(|p| storm::run_with(&scenario, p, &stop).map_err(|e| anyhow::anyhow!("policy {p}: {e}")))
+        .collect::<Result<_>>()?;
     let stack = !scenario.services.is_empty();
     let text = || {
         if stack {

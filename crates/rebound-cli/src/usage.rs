@@ -9,6 +9,10 @@
 //!
 //! Bounds are stated once, here, and quoted by `--help` (see each flag's doc comment).
 
+mod spec;
+
+pub use spec::{honoured_by, spec_for, Runs};
+
 use rebound_sim::range::Counts;
 use std::time::Duration;
 
@@ -60,6 +64,9 @@ pub fn is_usage(e: &anyhow::Error) -> bool {
 
 /// One day: the longest simulated run, and the bound of the lab's other durations.
 pub const DAY: Duration = Duration::from_secs(86_400);
+
+/// The shortest live run or per-attempt timeout (`load`, `experiment live`).
+pub const LIVE_MIN: Duration = Duration::from_millis(1);
 
 /// A parser of durations in `[min, max]` (`0` means zero), for clap's `value_parser`.
 ///
