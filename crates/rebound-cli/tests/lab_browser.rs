@@ -162,5 +162,7 @@ async fn at_800_px_nothing_scrolls_sideways_and_run_is_within_five_tabs() {
     s.js(all).await;
     let wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
     assert_eq!(s.js(wide).await, 0, "no horizontal scroll at 800 px");
+    s.js("document.getElementById('results-h').scrollIntoView()").await;
+    s.screenshot("lab-800.png").await;
     s.close().await;
 }
