@@ -90,6 +90,19 @@ pub fn duration_in(
     }
 }
 
+/// Parses `--runs`: an integer in [1, [`rebound_sim::replicate::MAX_RUNS`]].
+///
+/// # Errors
+/// A message naming the valid range.
+pub fn runs_in(s: &str) -> Result<u32, String> {
+    let max = rebound_sim::replicate::MAX_RUNS;
+    s.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("`{s}` is out of range: runs must be an integer in [1, {max}]"))
+}
+
 /// A parser of finite numbers in `[min, max]`, for clap's `value_parser`.
 pub fn number_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
     move |s: &str| {

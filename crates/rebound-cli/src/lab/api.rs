@@ -47,12 +47,18 @@ fn bad_request(message: impl Into<String>) -> Response {
     json_response(StatusCode::BAD_REQUEST, &json!({ "error": message.into() }))
 }
 
-/// The built-in scenarios as TOML (S5's storm under each kind of outage), the default
-/// policies and the bounds.
+/// The built-in scenarios as TOML (S5's storm under each kind of outage, then the examples),
+/// the default policies and the bounds. A built-in past the lab's bounds as shipped carries
+/// `lab_bound`, the message a run of it would get (`rebound storm` runs it).
 async fn defaults() -> Response {
     let scenarios: Vec<Value> = builtin_scenarios()
         .into_iter()
-        .map(|(name, toml, s)| json!({ "name": name, "toml": toml, "json": s, "graph": !s.services.is_empty() }))
+        .map(|(name, toml, s)| {
+            let mut run = s.clone();
+            run.policies = run.policies_or_default();
+            let bound = check_bounds(&run).err();
+            json!({ "name": name, "toml": toml, "json": s, "graph": !s.services.is_empty(), "lab_bound": bound })
+        })
         .collect();
     let policies: Vec<String> = rebound_sim::default_policies().iter().map(ToString::to_string).collect();
     json_response(StatusCode::OK, &json!({ "scenarios": scenarios, "policies": policies, "bounds": BOUNDS }))
@@ -60,7 +66,7 @@ async fn defaults() -> Response {
 
 /// Service-graph examples (`examples/scenarios/`, linked as the crate's `scenarios/` so that the
 /// package carries them), compiled in so the page works anywhere.
-const EXAMPLES: [(&str, &str); 4] = [
+const EXAMPLES: [(&str, &str); 7] = [
     (
         "Three tiers, every layer retrying 3 times; db down 30 s",
         include_str!("../../scenarios/three-tier.toml"),
@@ -68,6 +74,15 @@ const EXAMPLES: [(&str, &str); 4] = [
     ("Three tiers, retries at the edge only", include_str!("../../scenarios/three-tier-edge-only.toml")),
     ("Three tiers, gRPC retry budget at every hop", include_str!("../../scenarios/three-tier-budget.toml")),
     ("Open-loop users (Poisson arrivals)", include_str!("../../scenarios/open-loop.toml")),
+    (
+        "Three tiers with deep queues, users' load x3 for 10 s",
+        include_str!("../../scenarios/load-spike.toml"),
+    ),
+    (
+        "Three tiers retrying errors; db 50 % errors for 30 s",
+        include_str!("../../scenarios/error-burst.toml"),
+    ),
+    ("A 3 s GC pause under constant arrivals", include_str!("../../scenarios/gc-pause.toml")),
 ];
 
 /// `(name, TOML, scenario)`: S5's storm under each kind of outage (with the seven default
@@ -130,21 +145,22 @@ async fn check_spec(body: Bytes) -> Response {
 }
 
 /// The keys of a run request; any other (a misspelling such as `scenaro`) is refused.
-const RUN_KEYS: [&str; 2] = ["scenario", "policies"];
+const RUN_KEYS: [&str; 3] = ["scenario", "policies", "runs"];
 
 /// The scenario of a run request: TOML text or a JSON object with the same keys; then its
-/// policies (the request's, else the scenario's, else the built-in seven) and the bounds.
-fn parse_run(body: &[u8]) -> Result<Scenario, String> {
+/// policies (the request's, else the scenario's, else the built-in seven), the replications of
+/// each (`runs`, default 1) and the bounds.
+fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     let req: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
     let Value::Object(fields) = &req else {
         return Err(format!(
-            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...]}}, not {req}"
+            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...], \"runs\": N}}, not {req}"
         ));
     };
     if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
         return Err(format!(
-            "unknown key `{key}` in the run request: the keys are `scenario` and `policies`"
+            "unknown key `{key}` in the run request: the keys are `scenario`, `policies` and `runs`"
         ));
     }
     let mut scenario = match req.get("scenario") {
@@ -173,15 +189,24 @@ fn parse_run(body: &[u8]) -> Result<Scenario, String> {
     }
     scenario.policies = scenario.policies_or_default();
     check_bounds(&scenario)?;
-    Ok(scenario)
+    let max = BOUNDS.max_runs;
+    let runs = match req.get("runs") {
+        None | Some(Value::Null) => 1,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| (1..=u64::from(max)).contains(n))
+            .ok_or_else(|| format!("`runs` = {v} is invalid: must be an integer in [1, {max}]"))?
+            as u32,
+    };
+    Ok((scenario, runs))
 }
 
 async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
-    let scenario = match parse_run(&body) {
+    let (scenario, n) = match parse_run(&body) {
         Ok(s) => s,
         Err(e) => return bad_request(e),
     };
-    match runs.start(scenario) {
+    match runs.start(scenario, n) {
         Ok(id) => json_response(
             StatusCode::ACCEPTED,
             &json!({ "id": id, "events": format!("/api/runs/{id}/events"), "result": format!("/api/runs/{id}") }),
@@ -207,6 +232,18 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
     }
 }
 
+/// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
+/// had already ended, 404 when unknown.
+async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    match runs.cancel(id) {
+        Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
+        Some(false) => {
+            json_response(StatusCode::CONFLICT, &json!({ "error": format!("run {id} has ended") }))
+        }
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
+    }
+}
+
 /// A finished run's `--html` report, as `rebound storm --html` writes it.
 async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
     let Some(rx) = runs.watch(id) else {
@@ -220,18 +257,6 @@ async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
         None => {
             json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("run {id} has no report (yet)") }))
         }
-    }
-}
-
-/// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
-/// had already ended, 404 when unknown.
-async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
-    match runs.cancel(id) {
-        Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
-        Some(false) => {
-            json_response(StatusCode::CONFLICT, &json!({ "error": format!("run {id} has ended") }))
-        }
-        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
     }
 }
 

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `GET /api/defaults` | built-in scenarios (TOML), the default policies, the lab's bounds |
 //! | `POST /api/specs/check` | `{"spec": "..."}` → 200 `{"spec": canonical}` or 400 `{"error"}` |
-//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...]}` → 202 `{"id"}` or 400/429 `{"error"}` |
+//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...], "runs": N}` (`runs`: replications of each policy, 1 to 100, default 1) → 202 `{"id"}` or 400/429 `{"error"}` |
 //! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
 //! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |

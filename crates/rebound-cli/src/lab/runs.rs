@@ -10,7 +10,8 @@
 //! reason — a cap, a cancel, a panic (caught) — fails alone: its phase says why, its slot is
 //! freed, and the lab and the other runs go on.
 
-use rebound_sim::{storm, RunError, Scenario, Stop, StormReport};
+use rebound_retry::Spec;
+use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,6 +33,8 @@ pub struct Bounds {
     pub max_open_loop_requests: u64,
     /// Most policies in one run.
     pub max_policies: usize,
+    /// Most replications of each policy (`runs`).
+    pub max_runs: u32,
     /// Wall-clock time a run may take, in seconds; past it the run fails.
     pub max_wall_s: u64,
     /// Runs going at once, over every tab; past it a new run is refused (HTTP 429).
@@ -46,14 +49,15 @@ pub struct Bounds {
 
 /// The lab's bounds: 100,000 clients, 600 s, 12 M client-seconds (the benchmark scenario's
 /// 100,000 clients × 120 s), 1.2 M open-loop requests (what those clients send at S5's 10 s
-/// think time), 12 policies, 60 s of wall-clock time, 4 runs at once, 15 s unwatched, and the
-/// simulator's [`LAB`](rebound_sim::cost::LAB) cost bounds.
+/// think time), 12 policies, 100 replications, 60 s of wall-clock time, 4 runs at once, 15 s
+/// unwatched, and the simulator's [`LAB`](rebound_sim::cost::LAB) cost bounds.
 pub const BOUNDS: Bounds = Bounds {
     max_clients: 100_000,
     max_duration_s: 600,
     max_client_seconds: 12_000_000,
     max_open_loop_requests: 1_200_000,
     max_policies: 12,
+    max_runs: 100,
     max_wall_s: 60,
     max_running: 4,
     max_unwatched_s: 15,
@@ -172,12 +176,13 @@ impl Drop for Slot {
 }
 
 impl Runs {
-    /// Starts `scenario` (policies already chosen and bounded) on a thread of its own, with a
-    /// watchdog that cancels it once nobody watches it.
+    /// Starts `scenario` (policies already chosen and bounded), each policy `runs` times
+    /// (already bounded), on a thread of its own, with a watchdog that cancels it once nobody
+    /// watches it.
     ///
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
-    pub fn start(&self, scenario: Scenario) -> Result<usize, String> {
+    pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
         let running = self.running.fetch_add(1, Ordering::SeqCst);
         let slot = Slot(self.running.clone());
         if running >= BOUNDS.max_running {
@@ -209,7 +214,7 @@ impl Runs {
             .name(format!("lab-run-{id}"))
             .spawn(move || {
                 let _slot = slot;
-                execute(&scenario, &tx, &control);
+                execute(&scenario, runs, &tx, &control);
             })
             .map_err(|e| format!("cannot start a run: {e}"))?;
         // Without its watchdog a run still ends, at its wall-clock bound.
@@ -259,11 +264,10 @@ fn watchdog(tx: &watch::Sender<Snapshot>, control: &Control) {
 
 /// Runs every policy of `scenario` in order, publishing each report, then the document; a
 /// policy's run that stops (a bound, a cancel) or panics fails the run with the reason.
-fn execute(scenario: &Scenario, tx: &watch::Sender<Snapshot>, control: &Control) {
+fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control: &Control) {
     let mut reports: Vec<StormReport> = Vec::with_capacity(scenario.policies.len());
     for spec in &scenario.policies {
-        let run =
-            std::panic::catch_unwind(AssertUnwindSafe(|| storm::run_with(scenario, spec, &control.stop)));
+        let run = std::panic::catch_unwind(AssertUnwindSafe(|| run_one(scenario, spec, runs, &control.stop)));
         let report = match run {
             Ok(Ok(report)) => report,
             Ok(Err(e)) => return fail(tx, why(control, &e, reports.len(), scenario.policies.len())),
@@ -310,4 +314,12 @@ fn why(control: &Control, e: &RunError, done: usize, total: usize) -> String {
             "{other} (the lab's bound) after {done} of {total} policies: `rebound storm` has wider bounds"
         ),
     }
+}
+
+/// `runs` replications of `spec` ([`replicate::run_all`]): run 0's report with all of them
+/// summarised.
+fn run_one(scenario: &Scenario, spec: &Spec, runs: u32, stop: &Stop) -> Result<StormReport, RunError> {
+    let mut reports =
+        replicate::run_all_with(scenario, std::slice::from_ref(spec), runs, replicate::Until::End, stop)?;
+    Ok(reports.remove(0))
 }
