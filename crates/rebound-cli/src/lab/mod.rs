@@ -12,6 +12,7 @@
 //! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
 
 mod api;
+mod builtins;
 mod guard;
 mod runs;
 mod serve;
