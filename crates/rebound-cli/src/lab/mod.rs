@@ -10,7 +10,7 @@
 //! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
 //! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
-
+//! | `GET /api/runs/{id}/report.html` | a finished run's report, as `rebound storm --html` writes it |
 //!
 //! Every request first passes `guard`: a `Host` naming the lab's own address (its IP literal,
 //! `127.0.0.1`, `[::1]` or `localhost`, with its port; with `--allow-remote` on an unspecified
@@ -20,6 +20,7 @@
 //! gives open connections 1 s when the lab stops.
 
 mod api;
+mod builtins;
 mod control;
 mod guard;
 mod runs;
