@@ -102,6 +102,11 @@ pub struct Clients {
     /// Which failures the users' policy may retry: `all` (default), `errors` or `timeouts`.
     #[serde(skip_serializing_if = "crate::retrier::RetryOn::is_all")]
     pub retry_on: crate::retrier::RetryOn,
+    /// What the users' policy does with the entry service's `Retry-After` (a rate limit's
+    /// 429): `honour` (default: wait at least that long, give up above 60 s, as the library's
+    /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
+    #[serde(skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
+    pub retry_after: crate::retrier::RetryAfter,
 }
 
 /// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
@@ -212,6 +217,7 @@ impl Default for Clients {
             latency: None,
             loss: 0.0,
             retry_on: crate::retrier::RetryOn::All,
+            retry_after: crate::retrier::RetryAfter::Honour,
         }
     }
 }

@@ -81,8 +81,14 @@ impl Engine<'_> {
         let svc = &mut self.svcs[s as usize];
         let job = &mut svc.jobs[j as usize];
         job.waiting = false;
-        let (k, w, gen) = (job.call as usize, job.worker, job.gen);
-        match svc.retriers[k].on_failure(w, t, cause, sent) {
+        let (k, w, gen, seq) = (job.call as usize, job.worker, job.gen, job.seq);
+        let hint = match (sent, cause) {
+            (true, RetryCause::Error) => self.take_hint(Caller::Job(s, j), seq),
+            _ => None,
+        };
+        let cause = if hint.is_some() { RetryCause::Throttling } else { cause };
+        let svc = &mut self.svcs[s as usize];
+        match svc.retriers[k].on_failure_hinted(w, t, cause, sent, hint) {
             Some(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallRetry(s, j, gen)),
             None => self.answer(t, s as usize, j, false),
         }

@@ -57,6 +57,16 @@ pub struct ServiceConfig {
     /// (no answer: its caller times out). For `s5`: see `[server] backlog_full`.
     #[serde(skip_serializing_if = "OnFull::is_error")]
     pub on_full: OnFull,
+    /// A token bucket in front of the service (`"100/s"`, `"30/m"`, `"3600/h"`, in (0,
+    /// 10,000,000] per second): an arrival past it is answered 429 at once, with a
+    /// `Retry-After` as `rebound serve --rate-limit` computes it (see
+    /// [`crate::graph::defense`]). Default none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<Rate>,
+    /// The bucket's size, in [1, 10,000,000] tokens (only with `rate_limit`); default the
+    /// rate's tokens per second, at least 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
 }
 
 /// What a service does with an arrival when its queue is full.
@@ -93,6 +103,8 @@ impl Default for ServiceConfig {
             calls: Vec::new(),
             error_rate: 0.0,
             on_full: OnFull::Error,
+            rate_limit: None,
+            burst: None,
         }
     }
 }
@@ -122,6 +134,11 @@ pub struct CallConfig {
     /// Which failures the call's policy may retry: `all` (default), `errors`, `timeouts`.
     #[serde(default, skip_serializing_if = "crate::retrier::RetryOn::is_all")]
     pub retry_on: crate::retrier::RetryOn,
+    /// What the call's policy does with a callee's `Retry-After` (a rate limit's 429):
+    /// `honour` (default: wait at least that long, give up above 60 s, as the library's
+    /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
+    #[serde(default, skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
+    pub retry_after: crate::retrier::RetryAfter,
 }
 
 fn no_retries() -> Spec {

@@ -60,6 +60,9 @@ pub(super) struct Engine<'a> {
     pub rec: Recorder,
     /// The next second whose end-of-second service state is not yet recorded.
     pub sampled: u64,
+    /// The last 429's caller ([`Caller::encode`]), attempt and `Retry-After` (nanoseconds),
+    /// until the caller's policy reads it ([`Engine::take_hint`]).
+    pub throttled: Option<(u32, u32, Nanos)>,
 }
 
 /// The entry service's answers and sheds from a given time on (after a warm-up), counted at the
@@ -152,11 +155,14 @@ impl<'a> Engine<'a> {
             timeout: nanos(sc.clients.timeout),
             users: Users::new(n),
             free_users: Vec::new(),
-            retrier: Retrier::new(spec, n, sc.seed).with_retry_on(sc.clients.retry_on),
+            retrier: Retrier::new(spec, n, sc.seed)
+                .with_retry_on(sc.clients.retry_on)
+                .with_retry_after(sc.clients.retry_after),
             svcs,
             hedges: super::hedge::Hedges::default(),
             rec: Recorder::new(end),
             sampled: 0,
+            throttled: None,
             topo,
         };
         e.hedges.on =

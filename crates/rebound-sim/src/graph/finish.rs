@@ -75,6 +75,7 @@ impl Engine<'_> {
                     hedges,
                     amplification: per(first + retries + hedges, started).unwrap_or(0.0),
                     shed: sum(|p| p.shed),
+                    shed_by: node.defended().then_some(s.shed_by),
                     ok: sum(|p| p.ok),
                     errors: sum(|p| p.errors),
                     timedout: sum(|p| p.timedout),

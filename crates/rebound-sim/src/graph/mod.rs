@@ -78,6 +78,7 @@
 
 mod calls;
 mod config;
+mod defense;
 mod engine;
 mod event;
 mod finish;
@@ -97,6 +98,7 @@ pub use config::{
     CallConfig, OnFull, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
+pub use defense::ShedBy;
 pub use engine::{run, run_measured, Measured, Until};
 pub use network::Link;
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};

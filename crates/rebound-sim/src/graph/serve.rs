@@ -26,6 +26,11 @@ impl Engine<'_> {
             p.errors += 1;
             return false;
         }
+        if svc.bucket.is_some() && !svc.paused {
+            if let Err(wait) = svc.bucket.as_mut().map_or(Ok(()), |b| b.take(t)) {
+                return self.rate_limited(t, s, caller, seq, wait);
+            }
+        }
         if let SvcKind::S5(server) = &mut svc.kind {
             // S5's server keeps the caller and its attempt in its own slot: no request slot
             // here, and nothing to retain (an `s5` service makes no calls).
@@ -39,6 +44,7 @@ impl Engine<'_> {
                 full @ (Arrival::Dropped | Arrival::Refused) => {
                     // The accept backlog is full: dropped (the caller times out) or refused.
                     svc.point(t).shed += 1;
+                    svc.shed_by.queue_full += 1;
                     full == Arrival::Dropped
                 }
             };
@@ -55,6 +61,7 @@ impl Engine<'_> {
                 } else {
                     self.drop_job(t, s, j);
                     self.svcs[s].point(t).shed += 1;
+                    self.svcs[s].shed_by.queue_full += 1;
                     self.refused(t, s);
                     // `on_full = "drop"`: no answer; the caller times out.
                     return self.topo.nodes[s].drop_when_full;

@@ -70,6 +70,10 @@ pub(super) struct Svc {
     pub latency: LatencyHist,
     pub latency_sum: u128,
     pub answered: u64,
+    /// The `rate_limit` token bucket.
+    pub bucket: Option<super::defense::rate_limit::TokenBucket>,
+    /// What shed its arrivals.
+    pub shed_by: super::defense::ShedBy,
 }
 
 impl Svc {
@@ -92,7 +96,9 @@ impl Svc {
             .enumerate()
             .map(|(k, e)| {
                 let seed = client_seed(sc.seed, u32::MAX - 4096 - (i * super::MAX_CALLS + k) as u32);
-                Retrier::new(&e.policy, node.workers, seed).with_retry_on(e.retry_on)
+                Retrier::new(&e.policy, node.workers, seed)
+                    .with_retry_on(e.retry_on)
+                    .with_retry_after(e.retry_after)
             })
             .collect();
         let end = nanos(sc.duration);
@@ -115,6 +121,8 @@ impl Svc {
             latency: LatencyHist::new(end, nanos(sc.status_interval)),
             latency_sum: 0,
             answered: 0,
+            bucket: node.rate_limit.map(|(r, b)| super::defense::rate_limit::TokenBucket::new(r, b)),
+            shed_by: super::defense::ShedBy::default(),
         }
     }
 

@@ -33,6 +33,8 @@ pub struct Node {
     /// Whether an arrival past a full queue is dropped (`on_full = "drop"`) rather than
     /// refused.
     pub drop_when_full: bool,
+    /// `rate_limit` (tokens per second) and its burst.
+    pub rate_limit: Option<(f64, u32)>,
 }
 
 /// One call, resolved.
@@ -48,6 +50,8 @@ pub struct Edge {
     pub link: Link,
     /// Which failures the caller's policy may retry.
     pub retry_on: RetryOn,
+    /// Whether the caller's policy honours the callee's `Retry-After`.
+    pub retry_after: crate::retrier::RetryAfter,
 }
 
 /// The services of a scenario, resolved.
@@ -151,6 +155,7 @@ impl Topology {
                     timeout: nanos(timeout),
                     link,
                     retry_on: call.retry_on,
+                    retry_after: call.retry_after,
                 });
             }
             nodes.push(Node {
@@ -163,6 +168,7 @@ impl Topology {
                 calls,
                 error_rate: c.error_rate,
                 drop_when_full: c.on_full == super::OnFull::Drop,
+                rate_limit: super::defense::check_rate_limit(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
             });
         }
         if let Some(r) = sc.clients.rate {

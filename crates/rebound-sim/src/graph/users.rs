@@ -131,7 +131,12 @@ impl Engine<'_> {
     #[inline]
     fn retry_or_give_up(&mut self, t: Nanos, c: u32, cause: RetryCause, sent: bool) {
         self.users[c as usize].set_failed();
-        match self.retrier.on_failure(c, t, cause, sent) {
+        let hint = match (sent, cause) {
+            (true, RetryCause::Error) => self.take_hint(Caller::User(c), self.users[c as usize].seq),
+            _ => None,
+        };
+        let cause = if hint.is_some() { RetryCause::Throttling } else { cause };
+        match self.retrier.on_failure_hinted(c, t, cause, sent, hint) {
             Some(d) => {
                 self.rec.waited += d.as_nanos();
                 self.q.push(t.saturating_add(nanos(d)), Ev::Retry(c));

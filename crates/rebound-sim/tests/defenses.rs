@@ -1,0 +1,137 @@
+//! Defenses (issue 29): a rate limit's 429 + `Retry-After`, honoured or ignored by the callers'
+//! policy, priced as throttling by their budget; `shed_by` in the JSON.
+
+use rebound_sim::graph::ServiceReport;
+use rebound_sim::{storm, Scenario, StormReport};
+
+fn run(s: &Scenario) -> StormReport {
+    storm::run(s, &s.policies[0])
+}
+
+fn service<'a>(r: &'a StormReport, name: &str) -> &'a ServiceReport {
+    r.services.iter().find(|s| s.name == name).unwrap()
+}
+
+/// Closed-loop users thinking 0.5 s on average in front of a service limited to 100/s (burst
+/// 100) with ample workers: offered about twice the limit. The users retry every 10 ms.
+fn limited(users: u32, retry_after: &str) -> Scenario {
+    Scenario::from_toml(&format!(
+        r#"
+duration = "60s"
+policies = ["constant:base=10ms,max-retries=100000"]
+[clients]
+count = {users}
+think = "500ms"
+timeout = "2s"
+retry_after = "{retry_after}"
+[[service]]
+name = "api"
+workers = 1000
+queue = 1000
+service_time = "constant:1ms"
+rate_limit = "100/s"
+[outage]
+kind = "none"
+"#
+    ))
+    .unwrap()
+}
+
+/// Attempts per second the service saw from second 10 to the end.
+fn attempts_per_s(svc: &ServiceReport) -> f64 {
+    let pts = &svc.series[10..];
+    pts.iter().map(|p| p.first + p.retries).sum::<u64>() as f64 / pts.len() as f64
+}
+
+#[test]
+fn honoured_retry_after_keeps_attempts_near_the_limit() {
+    let (limit, users) = (100.0, 100u32);
+    let honour = run(&limited(users, "honour"));
+    let api = service(&honour, "api");
+    let seen = attempts_per_s(api);
+    // The bound from the hint's granularity: the bucket admits at most `limit` a second (its
+    // burst once), and a refused attempt's `Retry-After` is at least 1 s, so each user sends at
+    // most one refused attempt a second: attempts/s <= limit + users (+ the burst over 50 s).
+    let bound = limit + f64::from(users) + 100.0 / 50.0;
+    assert!(seen <= bound, "honoured: {seen} attempts/s > {bound}");
+    let ok = api.series[10..].iter().map(|p| p.ok).sum::<u64>() as f64 / 50.0;
+    assert!(ok > 0.95 * limit && ok <= limit + 2.0, "goodput {ok}/s vs the limit {limit}/s");
+    let shed = api.shed_by.expect("a rate-limited service says what shed");
+    assert!(shed.rate_limit > 0 && shed.queue_full == 0, "{shed:?}");
+    assert_eq!(shed.rate_limit, api.shed);
+
+    // Ignoring the hint, the refused users retry every 10 ms: their retry rate, not the limit.
+    let ignore = run(&limited(users, "ignore"));
+    let seen_ignoring = attempts_per_s(service(&ignore, "api"));
+    assert!(seen_ignoring > 5.0 * bound, "ignored: {seen_ignoring} attempts/s, honoured {seen}");
+}
+
+/// One user against a service whose bucket holds one token refilled once an hour: every
+/// attempt but the first is refused with `Retry-After: 3600`.
+fn starved(policy: &str, retry_after: &str, outage: &str) -> Scenario {
+    Scenario::from_toml(&format!(
+        r#"
+duration = "60s"
+policies = ["{policy}"]
+[clients]
+count = 1
+think = "1s"
+retry_after = "{retry_after}"
+[[service]]
+name = "api"
+service_time = "constant:1ms"
+rate_limit = "1/h"
+burst = 1
+[outage]
+{outage}
+"#
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_429_is_throttling_for_a_budget_that_prices_it() {
+    // AWS 2026 quota of 500: a throttling retry costs 5 (100 retries), an error retry 14 (35).
+    let policy = "constant:base=10ms,max-retries=100000,budget=aws-2026:500";
+    let throttled = run(&starved(policy, "ignore", "kind = \"none\""));
+    assert_eq!(service(&throttled, "api").retries, 100);
+    let errors = run(&starved(policy, "ignore", "kind = \"hard-down\"\nstart = \"0s\"\nend = \"60s\""));
+    assert_eq!(service(&errors, "api").retries, 35);
+}
+
+#[test]
+fn a_hint_above_the_ceiling_gives_up_as_executors_do() {
+    // Retry-After 3600 s is above the executors' 60 s ceiling: honouring it gives up at once.
+    let policy = "constant:base=10ms,max-retries=3";
+    let honour = run(&starved(policy, "honour", "kind = \"none\""));
+    assert_eq!(service(&honour, "api").retries, 0);
+    assert!(honour.gave_up > 0);
+    let ignore = run(&starved(policy, "ignore", "kind = \"none\""));
+    assert_eq!(service(&ignore, "api").retries, 3 * ignore.gave_up);
+}
+
+#[test]
+fn bad_rate_limits_name_the_key_and_range() {
+    let err = |extra: &str| {
+        let text = format!("[[service]]\nname = \"api\"\nservice_time = \"constant:1ms\"\n{extra}\n");
+        Scenario::from_toml(&text).unwrap_err().to_string()
+    };
+    assert!(err("rate_limit = \"0/s\"").contains("rate"), "{}", err("rate_limit = \"0/s\""));
+    let e = err("rate_limit = \"10/s\"\nburst = 0");
+    assert!(e.contains("service.burst") && e.contains("[1, 10000000]"), "{e}");
+    let e = err("burst = 5");
+    assert!(e.contains("service.burst") && e.contains("rate_limit"), "{e}");
+    let e = err("[clients]\nretry_after = \"sometimes\"");
+    assert!(e.contains("retry_after") || e.contains("sometimes"), "{e}");
+}
+
+#[test]
+fn services_without_defenses_have_no_shed_by() {
+    let r = run(&Scenario::from_toml(
+        "duration = \"60s\"\npolicies = [\"constant:max-retries=0\"]\n[[service]]\nname = \"api\"\n",
+    )
+    .unwrap());
+    assert!(service(&r, "api").shed_by.is_none());
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(!json.contains("shed_by"));
+}
