@@ -3,11 +3,10 @@
 use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
-use crate::usage::{plot_path, usage, UsageExt};
+use crate::usage::{duration_in, plot_path, usage, UsageExt};
 use anyhow::Result;
-use rayon::prelude::*;
 use rebound_sim::advise::{advise, Inputs};
-use rebound_sim::storm;
+use rebound_sim::replicate;
 use serde::Deserialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -24,7 +23,7 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The service's p99 latency (e.g. 100ms), 1ms to 1m.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = duration_in(Duration::from_millis(1), Duration::from_secs(60)))]
     p99: Option<Duration>,
     /// Number of clients, 1 to 10000000.
     #[arg(long)]
@@ -38,11 +37,15 @@ pub struct Args {
     #[arg(long, value_parser = parse_rate)]
     capacity: Option<f64>,
     /// The longest tolerable recovery after an outage (e.g. 60s), 1s to 10h.
-    #[arg(long, value_parser = humantime::parse_duration)]
+    #[arg(long, value_parser = duration_in(Duration::from_secs(1), Duration::from_secs(36_000)))]
     recovery: Option<Duration>,
     /// A TOML file with the same keys (p99, clients, rate, capacity, recovery); flags override it.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Run each policy's evidence storm this many times (seeds 1, 2, …), 1 to 10000, and state
+    /// the recommendation's probability of recovery with its 95 % interval.
+    #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in)]
+    runs: u32,
     /// Print one JSON document (its `spec` field is the recommended spec).
     #[arg(long)]
     json: bool,
@@ -104,8 +107,9 @@ fn inputs(args: &Args) -> Result<Inputs> {
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
     let inputs = inputs(&args)?;
+    let runs = args.runs;
     let advice =
-        advise(&inputs, |scenario, specs| specs.par_iter().map(|p| storm::run(scenario, p)).collect())?;
+        advise(&inputs, |scenario, specs| replicate::run_all(scenario, specs, runs, replicate::Until::End))?;
     if let Some(path) = &args.plot {
         plot::draw(path, &[panel(&advice)])?;
     }
@@ -113,7 +117,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output::line(&serde_json::to_string_pretty(&advice)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut text = format!("recommended: {}\n\n", advice.spec);
+    let mut text = format!("recommended: {}\n", advice.spec);
+    if let Some(e) = advice.evidence.first().filter(|e| e.replications.runs > 1) {
+        text += &format!(
+            "  in {} run{} of the evidence storm it {}\n",
+            e.replications.runs,
+            if e.replications.runs == 1 { "" } else { "s" },
+            e.replications.recovered_text()
+        );
+    }
+    text += "\n";
     for line in &advice.reasoning {
         text += &format!("- {line}\n");
     }
@@ -125,16 +138,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
             vec![
                 e.label.clone(),
                 e.policy.clone(),
-                if e.recovered { "yes" } else { "no" }.into(),
+                e.verdict.as_str().into(),
+                if e.replications.runs > 1 {
+                    e.replications.recovery_probability.to_string()
+                } else {
+                    if e.recovered { "yes" } else { "no" }.into()
+                },
                 e.recovery_s.map_or("-".into(), |s| format!("{s:.0}")),
-                format!("{:.2}", e.amplification),
+                format!("{:.2}", e.attempts_per_request),
+                e.attempts_per_success.map_or("-".into(), |a| format!("{a:.2}")),
                 e.peak_concurrency.to_string(),
                 e.gave_up.to_string(),
             ]
         })
         .collect();
     text += &table::render(
-        &["", "policy", "recovered", "recovery_s", "amplification", "peak_concurrency", "gave_up"],
+        &[
+            "",
+            "policy",
+            "verdict",
+            "recovered",
+            "recovery_s",
+            "attempts_per_request",
+            "attempts_per_success",
+            "peak_concurrency",
+            "gave_up",
+        ],
         &rows,
     );
     output::text(&text)?;

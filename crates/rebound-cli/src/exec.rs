@@ -27,7 +27,8 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 ///
 /// Each attempt runs in a process group of its own: --timeout kills the whole group (the
 /// command and everything it started), and Ctrl-C / SIGTERM / SIGHUP sent to rebound are passed
-/// on to the group before rebound exits (130, 143, 129). Every attempt gets the same stdin: a
+/// on to the group; rebound waits up to --grace (5 s) for it to exit, sends SIGKILL to what is
+/// left, reaps it, and exits 130, 143 or 129. Every attempt gets the same stdin: a
 /// file is rewound, a pipe is recorded and replayed (up to 64 MiB; past that, no retry is made),
 /// a terminal is shared (and the command then stays in rebound's process group, so that it can
 /// read the terminal; --timeout kills the command alone).
@@ -36,7 +37,8 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 pub struct Args {
     /// The retry policy, as a Rebound spec: constant, linear or exponential, with an optional
     /// `budget=` (one per process; a `redis:` one shared with other processes) and `throttle=`.
-    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY, value_parser = per_call_spec)]
+    #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY,
+          value_parser = crate::usage::spec_for("exec", crate::usage::Runs::PerCall))]
     policy: Spec,
     /// Retry only on these exit codes (e.g. `1,7` or `1-5,75`); default: any failure.
     #[arg(long, value_name = "CODES", value_parser = parse_codes)]
@@ -44,19 +46,13 @@ pub struct Args {
     /// Kill an attempt that runs longer than this (and retry it), 1ms to 1day.
     #[arg(long, value_parser = crate::usage::duration_in(Duration::from_millis(1), crate::usage::DAY))]
     timeout: Option<Duration>,
+    /// After Ctrl-C, SIGTERM or SIGHUP is passed on, how long the command gets to exit before
+    /// SIGKILL, 0s to 1h.
+    #[arg(long, default_value = "5s", value_parser = crate::usage::duration_in(Duration::ZERO, Duration::from_secs(3600)))]
+    grace: Duration,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<String>,
-}
-
-/// Parses `--policy`: a spec that is not `responsive` (a per-call executor needs a per-call
-/// policy).
-fn per_call_spec(s: &str) -> Result<Spec, String> {
-    let spec: Spec = s.parse().map_err(|e: rebound_retry::ConfigError| e.to_string())?;
-    match spec.policy() {
-        Some(_) => Ok(spec),
-        None => Err("`exec` needs a constant, linear or exponential policy, not a responsive backoff".into()),
-    }
 }
 
 /// A set of exit codes, 0–255 (a bit set).
@@ -166,7 +162,7 @@ impl Runner<'_> {
         let mut child = self.spawn()?;
         let started = Instant::now();
         let status = loop {
-            match child.try_wait().map_err(AttemptError::Spawn)? {
+            match self.signals.try_wait(&mut child).map_err(AttemptError::Spawn)? {
                 Some(status) => break status,
                 None if self.timeout.is_some_and(|t| started.elapsed() >= t) => {
                     self.kill(&mut child);
@@ -201,7 +197,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         cmd: &args.command,
         timeout: args.timeout,
         stdin: &stdin,
-        signals: Signals::forward()?,
+        signals: Signals::forward(args.grace)?,
         attempts: 0,
     };
     let past_replay_bound = std::cell::Cell::new(false);

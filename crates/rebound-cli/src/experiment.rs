@@ -2,6 +2,7 @@
 
 use crate::plot::{self, Panel, Series};
 use crate::table;
+use crate::usage::{duration_in, DAY, LIVE_MIN};
 use anyhow::{Context, Result};
 use rebound_live::experiment::{self, ExperimentConfig, ExperimentReport};
 use rebound_retry::Spec;
@@ -35,17 +36,17 @@ pub struct LiveArgs {
     /// Total arrivals per second across clients, R/s, 0.001/s to 1000000/s.
     #[arg(long, default_value = "100/s", value_parser = crate::usage::live_rate)]
     rate: f64,
-    /// Per-attempt timeout.
-    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    /// Per-attempt timeout, 1ms to 1day.
+    #[arg(long, default_value = "2s", value_parser = duration_in(LIVE_MIN, DAY))]
     timeout: Duration,
-    /// Length of each run.
-    #[arg(long, default_value = "120s", value_parser = humantime::parse_duration)]
+    /// Length of each run, 1ms to 1day (and more than --warmup + --outage).
+    #[arg(long, default_value = "120s", value_parser = duration_in(LIVE_MIN, DAY))]
     duration: Duration,
-    /// Time from the start of the load to SIGSTOP (> 10 s: the baseline is the 10 s before).
-    #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
+    /// Time from the start of the load to SIGSTOP, 10s to 1day (the baseline is the 10 s before).
+    #[arg(long, default_value = "30s", value_parser = duration_in(Duration::from_secs(10), DAY))]
     warmup: Duration,
-    /// Time from SIGSTOP to SIGCONT.
-    #[arg(long, default_value = "15s", value_parser = humantime::parse_duration)]
+    /// Time from SIGSTOP to SIGCONT, 1ms to 1day.
+    #[arg(long, default_value = "15s", value_parser = duration_in(LIVE_MIN, DAY))]
     outage: Duration,
     /// Extra flags for `rebound serve` (the delay model), e.g. "--factor=1.05".
     #[arg(long = "serve-arg", value_name = "FLAG", allow_hyphen_values = true)]
@@ -81,10 +82,6 @@ pub fn run(command: Command) -> Result<ExitCode> {
     let Command::Live(args) = command;
     let usage = |m: String| crate::usage::Usage(m);
     anyhow::ensure!(
-        args.warmup >= Duration::from_secs(10),
-        usage(format!("--warmup {:?}: must be >= 10s", args.warmup))
-    );
-    anyhow::ensure!(
         args.warmup.saturating_add(args.outage) < args.duration,
         usage("--duration must exceed --warmup + --outage".into())
     );
@@ -93,6 +90,10 @@ pub fn run(command: Command) -> Result<ExitCode> {
     } else {
         args.policies.clone()
     };
+    // Every policy checked before the first run starts a server.
+    for spec in &specs {
+        crate::load::policy_of(spec)?;
+    }
     let exe = std::env::current_exe().context("locating the rebound binary")?;
     // Ctrl-C, SIGTERM or SIGHUP end the run in progress, which continues, kills and reaps its
     // stopped server before rebound exits 128 + N.

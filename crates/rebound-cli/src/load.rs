@@ -1,7 +1,9 @@
 //! `rebound load`: S5's clients over real HTTP (see `rebound_live::load`).
 
 use crate::table;
+use crate::usage::{duration_in, LIVE_MIN};
 use anyhow::{bail, Context, Result};
+use rebound_live::load::LIVE_MAX_DURATION;
 use rebound_live::load::{self, status_line, LoadConfig, LoadReport};
 use rebound_retry::{Policy, Spec};
 use std::process::ExitCode;
@@ -11,6 +13,10 @@ use std::time::Duration;
 /// RATE in total), one shared pooled HTTP client, every request retried under --policy
 /// (Retry-After on 429/503 honoured), a per-attempt --timeout. Prints S5's line every 5 s and
 /// a summary; stops by itself after --duration (Ctrl-C / SIGTERM stop it early).
+///
+/// A response body is read and discarded up to 1 MiB; a longer one ends the attempt as an
+/// error ("response body over 1 MiB", retried like a transport error), so an endless body
+/// costs neither memory nor more than the attempt's --timeout.
 ///
 /// Example: rebound load --url http://127.0.0.1:8070/api --clients 1000 --rate 100/s
 ///   --timeout 2s --policy constant:base=100ms --duration 2m
@@ -26,17 +32,19 @@ pub struct Args {
     /// Total arrivals per second across clients, R/s (e.g. 100/s), 0.001/s to 1000000/s.
     #[arg(long, default_value = "100/s", value_parser = crate::usage::live_rate)]
     pub rate: f64,
-    /// Per-attempt timeout (> 0).
-    #[arg(long, default_value = "2s", value_parser = humantime::parse_duration)]
+    /// Per-attempt timeout, 1ms to 1day (it covers reading the response's body too).
+    #[arg(long, default_value = "2s", value_parser = duration_in(LIVE_MIN, LIVE_MAX_DURATION))]
     pub timeout: Duration,
-    /// The retry policy, a Rebound spec (constant, linear or exponential).
+    /// The retry policy, a Rebound spec (constant, linear or exponential; `budget=` and
+    /// `throttle=` are honoured, `breaker=` and `hedge=` refused).
     #[arg(
         long,
-        default_value = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true"
+        default_value = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
+        value_parser = crate::usage::spec_for("load", crate::usage::Runs::PerCall)
     )]
     pub policy: Spec,
-    /// How long to run (required; the generator always stops by itself).
-    #[arg(long, value_parser = humantime::parse_duration)]
+    /// How long to run, 1ms to 1day (required; the generator always stops by itself).
+    #[arg(long, value_parser = duration_in(LIVE_MIN, LIVE_MAX_DURATION))]
     pub duration: Duration,
     /// At most this many attempts in flight at once, 1 to 1000000.
     #[arg(long, default_value_t = 10_000, value_parser = max_in_flight)]
@@ -62,11 +70,11 @@ pub(crate) fn max_in_flight(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("`{s}` is out of range: must be an integer in [1, 1000000]"))
 }
 
-/// The policy of a spec `load` can run.
+/// The policy of a spec `load` (and `experiment live`) can run: every part of it honoured.
 pub(crate) fn policy_of(spec: &Spec) -> Result<Policy> {
-    spec.policy().copied().with_context(|| {
-        format!("--policy {spec}: the live lab runs constant, linear or exponential policies, not responsive")
-    })
+    crate::usage::honoured_by(spec, "load", crate::usage::Runs::PerCall)
+        .map_err(|e| crate::usage::usage(format!("invalid --policy {spec}: {e}")))?;
+    spec.policy().copied().context("a per-call policy")
 }
 
 impl Args {

@@ -23,6 +23,7 @@ mod storm;
 mod sweep;
 mod table;
 mod usage;
+mod verdicts;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -1,14 +1,14 @@
 //! `rebound map`: where a system tips into a metastable failure, per policy.
 
 use crate::output;
-use crate::plot::{self, HeatMap};
+use crate::plot::{self, HeatMap, Shade};
 use crate::shard::Cells;
 use crate::storm::{describe, load_scenario};
 use crate::table;
 use crate::usage::{counts_in, number_in, plot_path, usage};
 use anyhow::Result;
 use rebound_retry::Spec;
-use rebound_sim::map::{boundary, cell_scenario, run_cell, Cell, MapAxes};
+use rebound_sim::map::{boundary, cell_scenario, run_cell_runs, Cell, MapAxes};
 use rebound_sim::range::Counts;
 use rebound_sim::{OutageKind, Scenario};
 use serde::Serialize;
@@ -19,8 +19,10 @@ use std::time::Duration;
 /// Map where a system tips into a metastable failure: trigger duration against offered load.
 ///
 /// Each cell is a storm simulation of the scenario (default: S5's) with the trigger lasting that
-/// long and the clients scaled to that share of the offered load; it records whether goodput
-/// came back to >= 90 % of before, and how fast. By default the trigger is a capacity cut (the
+/// long and the offered load scaled to that share (the closed loop's clients, or the open
+/// loop's rate); it records whether goodput came back to >= 90 % of before, and how fast. With
+/// --runs N each cell is run N times and holds the probability of recovery; the boundary is
+/// where it falls below 50 %. By default the trigger is a capacity cut (the
 /// server 12x slower, as in Huang et al.), over 1..20 s and 50..145 % of S5's load (20 x 20
 /// cells), for fixed 100 ms retries, exponential backoff with full jitter from 100 ms and from
 /// 1 s, fixed retries under a gRPC retry budget, and no retries at all (the floor any retry
@@ -48,6 +50,10 @@ pub struct Args {
     /// rows. The cells hold at most 100000 runs in all (columns x rows x policies).
     #[arg(long, default_value = "50..145:5", value_parser = counts_in(1000, 1000))]
     loads: Counts,
+    /// Run each cell this many times (seeds seed, seed+1, …), 1 to 10000: each cell is then a
+    /// probability of recovery.
+    #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in)]
+    runs: u32,
     /// Print one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -62,20 +68,25 @@ pub struct Args {
     shard: Option<rebound_sim::shard::Shard>,
 }
 
-/// The most cells (runs) of a map, all policies together.
+/// The most runs of a map, all cells, replications and policies together.
 const MAX_CELLS: u64 = 100_000;
 
 /// Refuses a grid too large to run, or whose extreme cell is not a valid scenario (too many
 /// clients, a run longer than a day), before any cell is listed.
 fn check_grid(args: &Args, base: &Scenario, policies: &[Spec]) -> Result<()> {
-    let cells =
-        args.durations.count().saturating_mul(args.loads.count()).saturating_mul(policies.len() as u64);
+    let cells = args
+        .durations
+        .count()
+        .saturating_mul(args.loads.count())
+        .saturating_mul(policies.len() as u64)
+        .saturating_mul(u64::from(args.runs));
     if cells > MAX_CELLS {
         return Err(usage(format!(
-            "invalid grid: --durations {} x --loads {} x {} policies = {cells} cells, at most {MAX_CELLS} allowed",
+            "invalid grid: --durations {} x --loads {} x {} policies x --runs {} = {cells} runs, at most {MAX_CELLS} allowed",
             args.durations,
             args.loads,
-            policies.len()
+            policies.len(),
+            args.runs
         )));
     }
     let corner = cell_scenario(
@@ -84,7 +95,7 @@ fn check_grid(args: &Args, base: &Scenario, policies: &[Spec]) -> Result<()> {
         f64::from(args.loads.end()),
     );
     let clients = (f64::from(base.clients.count) * f64::from(args.loads.end()) / 100.0).round();
-    if clients > 10_000_000.0 {
+    if base.clients.rate.is_none() && clients > 10_000_000.0 {
         return Err(usage(format!(
             "invalid `--loads` {}: {}% of {} clients is {clients}, more than the 10000000 a scenario may have",
             args.loads,
@@ -127,7 +138,8 @@ fn default_policies() -> Vec<Spec> {
 #[derive(Serialize)]
 struct PolicyMap<'a> {
     policy: String,
-    /// Per load, the shortest trigger duration that left the system stuck.
+    /// Per load, the shortest trigger duration that left the system stuck (with --runs: whose
+    /// probability of recovery is below 50 %).
     boundary: Vec<Boundary>,
     cells: &'a [Cell],
 }
@@ -187,7 +199,7 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
     );
     let cells: Option<Vec<Cell>> = source.get("map", jobs.len(), |i| {
         let (p, load, d) = jobs[i];
-        let c = run_cell(&base, &policies[p], d, load);
+        let c = run_cell_runs(&base, &policies[p], d, load, args.runs);
         bar.inc(1);
         c
     })?;
@@ -212,7 +224,7 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
         };
         output::line(&serde_json::to_string_pretty(&out)?)?;
     } else {
-        output::text(&render_text(&base, &policies, &axes, &maps))?;
+        output::text(&render_text(&base, &policies, &axes, &maps, args.runs))?;
     }
     let heat = || -> Vec<HeatMap> {
         policies
@@ -222,12 +234,17 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
                 title: p.to_string(),
                 xs: axes.durations.iter().map(Duration::as_secs_f64).collect(),
                 ys: axes.loads.clone(),
-                values: cells.iter().map(|c| c.recovery_s).collect(),
+                values: if args.runs > 1 {
+                    cells.iter().map(|c| Some(c.probability())).collect()
+                } else {
+                    cells.iter().map(|c| c.recovery_s).collect()
+                },
             })
             .collect()
     };
+    let shade = if args.runs > 1 { Shade::Probability } else { Shade::RecoveryTime { slow: 60.0 } };
     let draw = |path: &std::path::Path| {
-        plot::draw_heatmaps(path, &heat(), "trigger duration (s)", "offered load (% of base)", 60.0)
+        plot::draw_heatmaps(path, &heat(), "trigger duration (s)", "offered load (% of base)", shade)
     };
     if let Some(path) = &args.plot {
         draw(path)?;
@@ -239,30 +256,33 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
         crate::html::Report::new("rebound map")
             .text(
                 "Where the system tips into a metastable failure",
-                &render_text(&base, &policies, &axes, &maps),
+                &render_text(&base, &policies, &axes, &maps, args.runs),
             )
-            .chart("Recovery time per cell (dark red: stuck)", draw)?
+            .chart(
+                if args.runs > 1 {
+                    "Probability of recovery per cell (dark red: 0, green: 1)"
+                } else {
+                    "Recovery time per cell (dark red: stuck)"
+                },
+                draw,
+            )?
             .write(path)?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn render_text(base: &Scenario, policies: &[Spec], axes: &MapAxes, maps: &[&[Cell]]) -> String {
+fn render_text(base: &Scenario, policies: &[Spec], axes: &MapAxes, maps: &[&[Cell]], runs: u32) -> String {
     let mut out = format!("scenario: {}\n", describe(base));
-    out += "cells: '.' recovered within 10 s, 'o' within 60 s, 'O' later, '#' stuck; rows: load %, columns: trigger duration (s)\n";
+    out += &if runs > 1 {
+        format!("cells: share of {runs} runs recovered: '.' all, '1'..'9' tens of %, '0' under 10 %, '#' none; rows: load %, columns: trigger duration (s)\n")
+    } else {
+        "cells: '.' recovered within 10 s, 'o' within 60 s, 'O' later, '#' stuck; rows: load %, columns: trigger duration (s)\n".into()
+    };
     let w = axes.durations.len();
     for (p, cells) in policies.iter().zip(maps) {
         out += &format!("\npolicy: {p}\n");
         for (i, load) in axes.loads.iter().enumerate().rev() {
-            let row: String = cells[i * w..(i + 1) * w]
-                .iter()
-                .map(|c| match c.recovery_s {
-                    None => '#',
-                    Some(t) if t <= 10.0 => '.',
-                    Some(t) if t <= 60.0 => 'o',
-                    Some(_) => 'O',
-                })
-                .collect();
+            let row: String = cells[i * w..(i + 1) * w].iter().map(|c| cell_char(c, runs)).collect();
             out += &format!("  {load:>5.0}%  {row}\n");
         }
         let first = axes.durations.first().map_or(0, Duration::as_secs);
@@ -270,7 +290,8 @@ fn render_text(base: &Scenario, policies: &[Spec], axes: &MapAxes, maps: &[&[Cel
             &format!("          {} s .. {} s\n", first, axes.durations.last().map_or(0, Duration::as_secs));
     }
     let mut header = vec!["load %".to_string()];
-    header.extend((1..=policies.len()).map(|i| format!("P{i} stuck from (s)")));
+    let what = if runs > 1 { "below 50 % from (s)" } else { "stuck from (s)" };
+    header.extend((1..=policies.len()).map(|i| format!("P{i} {what}")));
     let bounds: Vec<Vec<(f64, Option<f64>)>> = maps.iter().map(|cells| boundary(axes, cells)).collect();
     let rows: Vec<Vec<String>> = (0..axes.loads.len())
         .map(|i| {
@@ -279,7 +300,28 @@ fn render_text(base: &Scenario, policies: &[Spec], axes: &MapAxes, maps: &[&[Cel
             row
         })
         .collect();
-    out += "\nthe boundary: shortest trigger that left the system stuck ('-': none did)\n";
+    out += &if runs > 1 {
+        format!("\nthe boundary: shortest trigger after which fewer than half of {runs} runs recovered ('-': none)\n")
+    } else {
+        "\nthe boundary: shortest trigger that left the system stuck ('-': none did)\n".into()
+    };
     out += &policies.iter().enumerate().map(|(i, p)| format!("P{}: {p}\n", i + 1)).collect::<String>();
     out + &table::render(&header.iter().map(String::as_str).collect::<Vec<_>>(), &rows)
+}
+
+/// One cell of the text map: run 0's recovery time, or with replications the share recovered.
+fn cell_char(c: &Cell, runs: u32) -> char {
+    if runs > 1 {
+        return match c.recovered_runs {
+            0 => '#',
+            k if k == c.runs => '.',
+            _ => char::from(b'0' + (c.probability() * 10.0).floor().min(9.0) as u8),
+        };
+    }
+    match c.recovery_s {
+        None => '#',
+        Some(t) if t <= 10.0 => '.',
+        Some(t) if t <= 60.0 => 'o',
+        Some(_) => 'O',
+    }
 }

@@ -148,14 +148,32 @@ pub struct HeatMap {
     pub values: Vec<Option<f64>>,
 }
 
-/// Draws `maps` side by side into `path` (`.svg` or `.png`): stuck cells dark red, recovered
-/// cells green, paler the longer the recovery took (white at `slow` seconds or more).
+/// How a heat map's cells are shaded.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shade {
+    /// Values are recovery times in seconds (`None`: stuck, dark red): green, paler the longer
+    /// the recovery took (white at `slow` seconds or more).
+    RecoveryTime {
+        /// Seconds at which a cell is white.
+        slow: f64,
+    },
+    /// Values are probabilities of recovery: dark red at 0, pale at 0.5, green at 1.
+    Probability,
+}
+
+/// Draws `maps` side by side into `path` (`.svg` or `.png`), shaded per `shade`.
 ///
 /// # Errors
 /// As [`draw`].
-pub fn draw_heatmaps(path: &Path, maps: &[HeatMap], x_label: &str, y_label: &str, slow: f64) -> Result<()> {
+pub fn draw_heatmaps(
+    path: &Path,
+    maps: &[HeatMap],
+    x_label: &str,
+    y_label: &str,
+    shade: Shade,
+) -> Result<()> {
     let size = (460 * maps.len().max(1) as u32, 460);
-    save(path, size, &HeatMaps { maps, x_label, y_label, slow })
+    save(path, size, &HeatMaps { maps, x_label, y_label, shade })
 }
 
 /// Heat maps side by side.
@@ -163,7 +181,7 @@ struct HeatMaps<'a> {
     maps: &'a [HeatMap],
     x_label: &'a str,
     y_label: &'a str,
-    slow: f64,
+    shade: Shade,
 }
 
 impl Figure for HeatMaps<'_> {
@@ -173,7 +191,7 @@ impl Figure for HeatMaps<'_> {
     {
         root.fill(&WHITE).map_err(drawing_error)?;
         for (area, map) in root.split_evenly((1, self.maps.len().max(1))).iter().zip(self.maps) {
-            draw_heatmap(area, map, self.x_label, self.y_label, self.slow).map_err(drawing_error)?;
+            draw_heatmap(area, map, self.x_label, self.y_label, self.shade).map_err(drawing_error)?;
         }
         root.present().map_err(drawing_error)
     }
@@ -189,7 +207,7 @@ fn draw_heatmap<DB: DrawingBackend>(
     map: &HeatMap,
     x_label: &str,
     y_label: &str,
-    slow: f64,
+    shade: Shade,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let (hx, hy) = (half_step(&map.xs).min(0.5 * map.xs[0].abs().max(1.0)), half_step(&map.ys));
     let (hx, hy) = (if hx.is_finite() { hx } else { 0.5 }, if hy.is_finite() { hy } else { 0.5 });
@@ -209,19 +227,20 @@ fn draw_heatmap<DB: DrawingBackend>(
         map.xs.iter().enumerate().map(move |(c, &x)| (x, y, map.values[r * map.xs.len() + c]))
     });
     chart.draw_series(cells.map(|(x, y, v)| {
-        let color = match v {
-            None => stuck,
-            Some(t) => {
-                let p = (t / slow).clamp(0.0, 1.0);
-                let mix = |a: f64, b: f64| (a + (b - a) * p) as u8;
-                RGBColor(
-                    mix(0x1a as f64, 0xf0 as f64),
-                    mix(0x98 as f64, 0xf5 as f64),
-                    mix(0x50 as f64, 0xe0 as f64),
-                )
-            }
+        let (green, pale) = (RGBColor(0x1a, 0x98, 0x50), RGBColor(0xf0, 0xf5, 0xe0));
+        let color = match (v, shade) {
+            (None, _) => stuck,
+            (Some(t), Shade::RecoveryTime { slow }) => mix(green, pale, (t / slow).clamp(0.0, 1.0)),
+            (Some(p), Shade::Probability) if p < 0.5 => mix(stuck, pale, (2.0 * p).clamp(0.0, 1.0)),
+            (Some(p), Shade::Probability) => mix(pale, green, (2.0 * p - 1.0).clamp(0.0, 1.0)),
         };
         Rectangle::new([(x - hx, y - hy), (x + hx, y + hy)], color.filled())
     }))?;
     Ok(())
+}
+
+/// The colour `share` (0 to 1) of the way from `a` to `b`.
+fn mix(a: RGBColor, b: RGBColor, share: f64) -> RGBColor {
+    let m = |x: u8, y: u8| (f64::from(x) + (f64::from(y) - f64::from(x)) * share).round() as u8;
+    RGBColor(m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }

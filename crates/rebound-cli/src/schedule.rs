@@ -20,8 +20,9 @@ use std::time::Duration;
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
-    /// The policy, as a Rebound spec.
-    #[arg(value_name = "SPEC")]
+    /// The policy, as a Rebound spec (`breaker=` and `hedge=` refused: they do not change the
+    /// schedule of one call's retries).
+    #[arg(value_name = "SPEC", value_parser = crate::usage::spec_for("schedule", crate::usage::Runs::AnyBackoff))]
     spec: Spec,
     /// List at most this many retries, 0 to 100000 (policies that never stop are cut here).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=MAX_RETRIES))]

@@ -40,6 +40,24 @@ pub struct Args {
     /// answer carries RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers).
     #[arg(long, value_name = "N/s", value_parser = parse_limit)]
     rate_limit: Option<NonZeroU32>,
+    /// Stop when standard input reaches end of file: a parent that starts the server with a pipe
+    /// as its stdin (`rebound experiment live` does) takes it down with itself, however it ends.
+    #[arg(long)]
+    stop_on_stdin_eof: bool,
+}
+
+/// Completes when stdin reaches end of file (or fails), if `on`; never otherwise. Read on a
+/// thread of its own, which the process's exit ends.
+async fn stdin_eof(on: bool) {
+    if !on {
+        return std::future::pending().await;
+    }
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+        let _ = tx.send(());
+    });
+    let _ = rx.await;
 }
 
 fn parse_limit(s: &str) -> Result<NonZeroU32, String> {
@@ -72,7 +90,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 output::status_line(&handle.status_line());
             }
         });
-        server.run(crate::shutdown_signal()).await.context("rebound serve")?;
+        let stop = async move {
+            tokio::select! {
+                () = crate::shutdown_signal() => {}
+                () = stdin_eof(args.stop_on_stdin_eof) => {}
+            }
+        };
+        server.run(stop).await.context("rebound serve")?;
         status.abort();
         Ok(ExitCode::SUCCESS)
     })

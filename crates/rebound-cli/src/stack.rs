@@ -71,20 +71,27 @@ pub fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
     let rows: Vec<Vec<String>> = reports
         .iter()
         .map(|r| {
-            let mut row = vec![
-                r.policy.clone(),
-                if r.recovered { "yes" } else { "no" }.into(),
-                r.recovery_s.map_or("-".into(), |s| format!("{s:.0}")),
-                format!("{:.1}", r.ok as f64 / s.duration.as_secs_f64()),
-                r.gave_up.to_string(),
-            ];
+            let mut row = vec![r.policy.clone()];
+            row.extend(crate::verdicts::cells(r));
+            row.push(format!("{:.1}", r.ok as f64 / s.duration.as_secs_f64()));
+            row.push(r.gave_up.to_string());
+            row.extend(crate::verdicts::metrics(r));
             row.extend(r.services.iter().map(|v| format!("{:.2}", v.amplification)));
             row
         })
         .collect();
-    let mut header = vec!["policy", "recovered", "recovery_s", "ok_per_s", "gave_up"];
+    let mut header = vec![
+        "policy",
+        "verdict",
+        "recovered",
+        "recovery_s",
+        "ok_per_s",
+        "gave_up",
+        "attempts_per_request",
+        "attempts_per_success",
+    ];
     header.extend(names.iter().map(String::as_str));
-    out + &table::render(&header, &rows)
+    out + &table::render(&header, &rows) + &crate::verdicts::replications(reports)
 }
 
 /// One panel per service: goodput and arrivals per policy, the outage shaded.

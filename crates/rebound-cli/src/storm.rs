@@ -4,11 +4,11 @@ use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
 use crate::usage::{plot_path, usage, UsageExt};
+use crate::verdicts;
 use anyhow::Result;
-use rayon::prelude::*;
 use rebound_retry::Spec;
 use rebound_sim::report::status_line;
-use rebound_sim::{storm, OutageKind, Scenario, StormReport};
+use rebound_sim::{replicate, OutageKind, Scenario, StormReport};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,9 +20,11 @@ use std::time::Duration;
 /// 15 s to 45 s, run to 120 s, once for each of seven policies (fixed 100 ms; S5's exponential
 /// with normal jitter; exponential with full, decorrelated and Thain's jitter; fixed 100 ms
 /// under a gRPC retry budget and under SRE client-side throttling). Prints S5's
-/// status lines every 5 simulated seconds and a summary: recovered, recovery time after the
-/// outage (goodput back to >= 90 % of before), peak concurrency, attempts per successful
-/// request (retry amplification) and total client wait.
+/// status lines every 5 simulated seconds and a summary: the verdict (healthy, recovered,
+/// stuck, unstable; see README's "Reading a verdict"), recovery time after the outage (goodput
+/// back to >= 90 % of before), peak concurrency, users' attempts per request started and per
+/// success, and total client wait. With --runs N, each policy runs N times (seeds seed..seed+N-1,
+/// in parallel) and the summary adds the probability of recovery with its 95 % interval.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
@@ -35,6 +37,10 @@ pub struct Args {
     /// The random seed (overrides the scenario's).
     #[arg(long)]
     seed: Option<u64>,
+    /// Run each policy this many times, 1 to 10000, with seeds seed, seed+1, …, on all cores;
+    /// the output is the same whatever the number of threads.
+    #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in, conflicts_with = "bench")]
+    runs: u32,
     /// Print one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -90,7 +96,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         scenario.seed = seed;
     }
     scenario.policies = scenario.policies_or_default();
-    let reports: Vec<StormReport> = scenario.policies.par_iter().map(|p| storm::run(&scenario, p)).collect();
+    // The policies given on the command line are costed too (a usage error past a bound).
+    rebound_sim::cost::check(&scenario, &rebound_sim::cost::CLI).map_err(|e| usage(e.to_string()))?;
+    let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
+    let reports =
+        replicate::run_all_with(&scenario, &scenario.policies, args.runs, replicate::Until::End, &stop)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
     let stack = !scenario.services.is_empty();
     let text = || {
         if stack {
@@ -174,8 +185,9 @@ pub fn describe(s: &Scenario) -> String {
 fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
     let mut out = format!("scenario: {}\n", describe(s));
     let step = s.status_interval.as_secs().max(1) as usize;
+    let run0 = if reports.first().is_some_and(|r| r.replications.runs > 1) { " (run 0)" } else { "" };
     for r in reports {
-        out += &format!("\npolicy: {}\n", r.policy);
+        out += &format!("\npolicy: {}{run0}\n", r.policy);
         for from in (0..r.series.len()).step_by(step) {
             let to = (from + step).min(r.series.len());
             out += &format!("  t={:>4}s  {}\n", to, status_line(&r.series, from, to));
@@ -185,20 +197,27 @@ fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
     let rows: Vec<Vec<String>> = reports
         .iter()
         .map(|r| {
-            vec![
-                r.policy.clone(),
-                if r.recovered { "yes" } else { "no" }.into(),
-                r.recovery_s.map_or("-".into(), |s| format!("{s:.0}")),
-                r.peak_concurrency.to_string(),
-                format!("{:.2}", r.amplification),
-                format!("{:.0}", r.total_wait_s),
-            ]
+            let mut row = vec![r.policy.clone()];
+            row.extend(verdicts::cells(r));
+            row.push(r.peak_concurrency.to_string());
+            row.extend(verdicts::metrics(r));
+            row.push(format!("{:.0}", r.total_wait_s));
+            row
         })
         .collect();
     out + &table::render(
-        &["policy", "recovered", "recovery_s", "peak_concurrency", "amplification", "total_wait_s"],
+        &[
+            "policy",
+            "verdict",
+            "recovered",
+            "recovery_s",
+            "peak_concurrency",
+            "attempts_per_request",
+            "attempts_per_success",
+            "total_wait_s",
+        ],
         &rows,
-    )
+    ) + &verdicts::replications(reports)
 }
 
 fn panels(s: &Scenario, reports: &[StormReport]) -> Vec<Panel> {

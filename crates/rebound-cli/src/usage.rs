@@ -9,6 +9,10 @@
 //!
 //! Bounds are stated once, here, and quoted by `--help` (see each flag's doc comment).
 
+mod spec;
+
+pub use spec::{honoured_by, spec_for, Runs};
+
 use rebound_sim::range::Counts;
 use std::time::Duration;
 
@@ -61,6 +65,9 @@ pub fn is_usage(e: &anyhow::Error) -> bool {
 /// One day: the longest simulated run, and the bound of the lab's other durations.
 pub const DAY: Duration = Duration::from_secs(86_400);
 
+/// The shortest live run or per-attempt timeout (`load`, `experiment live`).
+pub const LIVE_MIN: Duration = Duration::from_millis(1);
+
 /// A parser of durations in `[min, max]` (`0` means zero), for clap's `value_parser`.
 ///
 /// The message names the range, e.g. "must be a duration in [1ns, 1day]".
@@ -81,6 +88,19 @@ pub fn duration_in(
         }
         Ok(d)
     }
+}
+
+/// Parses `--runs`: an integer in [1, [`rebound_sim::replicate::MAX_RUNS`]].
+///
+/// # Errors
+/// A message naming the valid range.
+pub fn runs_in(s: &str) -> Result<u32, String> {
+    let max = rebound_sim::replicate::MAX_RUNS;
+    s.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|n| (1..=max).contains(n))
+        .ok_or_else(|| format!("`{s}` is out of range: runs must be an integer in [1, {max}]"))
 }
 
 /// A parser of finite numbers in `[min, max]`, for clap's `value_parser`.

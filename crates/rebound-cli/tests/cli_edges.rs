@@ -64,3 +64,29 @@ fn help_documents_the_spec_grammar_and_the_default_policy() {
         .stdout(contains("KIND[:key=value,...]"));
     rebound().args(["schedule", "--help"]).assert().success().stdout(contains("max-randomization"));
 }
+
+/// Issue 24 §9: `breaker=` and `hedge=` were accepted and ignored by the commands that run or
+/// list one call's retries; now they are refused with exit 2 naming the part.
+#[test]
+fn breaker_and_hedge_parts_are_refused_where_not_honoured() {
+    let breaker = "constant:base=100ms,breaker=consecutive:5:10s";
+    let hedge = "constant:base=100ms,hedge=50ms:2";
+    for (args, part) in [
+        (vec!["exec", "--policy", breaker, "--", "true"], "`breaker=consecutive:5:10s`"),
+        (vec!["exec", "--policy", hedge, "--", "true"], "`hedge=50ms:2`"),
+        (vec!["load", "--duration", "1s", "--policy", breaker], "`breaker="),
+        (vec!["load", "--duration", "1s", "--policy", hedge], "`hedge="),
+        (vec!["schedule", breaker], "`breaker="),
+        (vec!["schedule", hedge], "`hedge="),
+        (vec!["experiment", "live", "--policy", hedge], "`hedge="),
+        // A usage error too (it exited 1).
+        (vec!["load", "--duration", "1s", "--policy", "responsive"], "not a responsive backoff"),
+    ] {
+        rebound().args(&args).assert().code(2).stderr(contains(part).and(contains("panicked").not()));
+    }
+    // The parts these commands honour stay accepted.
+    rebound()
+        .args(["schedule", "constant:base=100ms,budget=grpc:10:0.1", "--retries", "2"])
+        .assert()
+        .success();
+}

@@ -177,3 +177,53 @@ fn stdin_past_the_replay_bound_goes_whole_to_one_attempt_and_no_retry_is_made() 
     assert!(stderr.contains("not retrying: stdin was larger than 64 MiB"), "{stderr}");
     assert!(!stderr.contains("retrying in"), "{stderr}");
 }
+
+/// Issue 24 §10: a command that traps SIGTERM no longer runs on forever after rebound exits:
+/// rebound passes the signal on, waits --grace, sends SIGKILL to the group, reaps, then exits
+/// 143. A command that does exit on the signal is not made to wait for the grace period.
+#[test]
+fn sigterm_waits_the_grace_period_then_kills_the_group() {
+    for (script, grace, killed) in [
+        // TERM ignored by the shell and (inherited) by its `sleep`.
+        ("trap '' TERM; sleep 60 & echo $! > {pid}; wait", "1s", true),
+        ("sleep 60 & echo $! > {pid}; wait", "30s", false),
+    ] {
+        let pidfile = temp(if killed { "trap" } else { "plain" });
+        let _ = std::fs::remove_file(&pidfile);
+        let mut cli = std::process::Command::new(BIN)
+            .args(["exec", "--grace", grace, "--", "sh", "-c"])
+            .arg(script.replace("{pid}", &pidfile.display().to_string()))
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let sleeper = read_pid(&pidfile);
+        let signalled = Instant::now();
+        kill(Pid::from_raw(cli.id() as i32), Signal::SIGTERM).unwrap();
+        let status = loop {
+            if let Some(s) = cli.try_wait().unwrap() {
+                break s;
+            }
+            if signalled.elapsed() > Duration::from_secs(20) {
+                let _ = kill(Pid::from_raw(sleeper), Signal::SIGKILL);
+                let _ = cli.kill();
+                panic!("rebound exec still runs 20 s after SIGTERM ({script})");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let took = signalled.elapsed();
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut cli.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(143), "{script}: {err}");
+        // The grandchild is gone by the time rebound has exited: no polling needed.
+        assert!(ended(sleeper), "{script}: the trapped sleep {sleeper} outlived rebound");
+        if killed {
+            assert!(took >= Duration::from_millis(900), "{script}: SIGKILL before the grace: {took:?}");
+            assert!(err.contains("grace period: sent SIGKILL"), "{err}");
+        } else {
+            assert!(took < Duration::from_secs(10), "{script}: waited {took:?} for a command that exited");
+            assert!(!err.contains("SIGKILL"), "{err}");
+        }
+        assert!(err.contains("waiting up to"), "{err}");
+    }
+}

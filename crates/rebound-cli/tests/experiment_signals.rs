@@ -85,3 +85,53 @@ fn ctrl_c_during_the_outage_reaps_the_stopped_server() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Issue 24 §11: however `experiment live` ends — here SIGKILL, which runs no destructor, as an
+/// abort would not — its `rebound serve` child does not stay behind listening: it reads end of
+/// file on the stdin pipe its parent held, and stops.
+#[test]
+fn a_killed_experiment_leaves_no_server_behind() {
+    let mut cli = Command::new(BIN)
+        .args(["experiment", "live", "--clients", "4", "--rate", "4/s", "--timeout", "1s"])
+        .args(["--warmup", "10s", "--outage", "5s", "--duration", "60s", "--json"])
+        .args(["--policy", "constant:base=100ms"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting rebound experiment live");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let server = loop {
+        if let Some(&(pid, _)) = children(cli.id()).first() {
+            break pid;
+        }
+        assert!(Instant::now() < deadline, "no server child within 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Let the server come up and the load start.
+    std::thread::sleep(Duration::from_secs(2));
+    cli.kill().unwrap();
+    cli.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !ended(server) {
+        if Instant::now() > deadline {
+            let _ = kill(Pid::from_raw(server), Signal::SIGKILL);
+            panic!("the server child {server} outlived a killed rebound experiment live by 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn experiment_durations_are_bounded_naming_the_flag() {
+    for (flag, value, range) in [
+        ("--duration", "10y", "[1ms, 1day]"),
+        ("--timeout", "10y", "[1ms, 1day]"),
+        ("--outage", "2days", "[1ms, 1day]"),
+        ("--warmup", "5s", "[10s, 1day]"),
+    ] {
+        let out = Command::new(BIN).args(["experiment", "live", flag, value]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(err.contains(flag) && err.contains(range), "{flag} {value}: {err}");
+    }
+}

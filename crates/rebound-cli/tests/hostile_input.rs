@@ -106,9 +106,9 @@ fn advise_refuses_inputs_whose_products_overflow() {
         ("--capacity", "1e300/s", &["`capacity`", "at most 10000000/s"][..]),
         ("--capacity", "100.0000001/s", &["`capacity`", "over a day", "at least 100.023/s"][..]),
         ("--clients", "4294967295", &["`clients`", "[1, 10000000]"][..]),
-        ("--recovery", "585years", &["`recovery`", "[1s, 10h]"][..]),
-        ("--p99", "585years", &["`p99`", "[1ms, 1m]"][..]),
-        ("--p99", "1ns", &["`p99`", "[1ms, 1m]"][..]),
+        ("--recovery", "585years", &["--recovery", "[1s, 10h]"][..]),
+        ("--p99", "585years", &["--p99", "[1ms, 1m]"][..]),
+        ("--p99", "1ns", &["--p99", "[1ms, 1m]"][..]),
     ] {
         let args = with(flag, value);
         refused(&args.iter().map(String::as_str).collect::<Vec<_>>(), words);

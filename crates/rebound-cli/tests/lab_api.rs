@@ -54,8 +54,17 @@ async fn bad_scenarios_specs_and_oversized_runs_are_400s_naming_the_key_or_bound
     let (status, body) =
         post(&format!("{}api/specs/check", lab.url), &json!({ "spec": "constant:base=1s" })).await;
     assert_eq!((status, body["spec"].as_str()), (200, Some("constant:base=1s")));
-    let r = reqwest::Client::new().post(&runs).body("not json").send().await.unwrap();
+    let r = reqwest::Client::new()
+        .post(&runs)
+        .header("content-type", "application/json")
+        .body("not json")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status().as_u16(), 400);
+    // Not declared as JSON: 415 (issue 24 §12; tests/lab_guard.rs has the other rules).
+    let r = reqwest::Client::new().post(&runs).body("{}").send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 415);
     assert_eq!(reqwest::get(format!("{runs}/999")).await.unwrap().status().as_u16(), 404);
 }
 

@@ -70,3 +70,72 @@ fn a_url_that_is_not_http_is_refused_with_the_flag() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A server whose every answer is `200 OK` with an endless chunked body (64 KiB chunks).
+fn endless_body_server() -> u16 {
+    use std::io::Write;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let chunk = format!("10000\r\n{}\r\n", "x".repeat(0x10000));
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+                while stream.write_all(chunk.as_bytes()).is_ok() {}
+            });
+        }
+    });
+    port
+}
+
+/// The resident memory of `pid` in KiB (VmRSS), if it still runs.
+fn rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Issue 24 §5: an endless response body is read up to the 1 MiB cap, not into memory.
+#[test]
+fn an_endless_body_is_cut_at_the_cap_and_memory_stays_flat() {
+    let port = endless_body_server();
+    let child = Command::new(BIN)
+        .args(["load", "--url", &format!("http://127.0.0.1:{port}/api"), "--clients", "8", "--rate", "20/s"])
+        .args(["--timeout", "10s", "--duration", "4s", "--policy", "constant:base=100ms", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let sampler = std::thread::spawn(move || {
+        let mut peak = 0;
+        while let Some(kib) = rss_kib(pid) {
+            peak = peak.max(kib);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        peak
+    });
+    let out = child.wait_with_output().unwrap();
+    let peak = sampler.join().unwrap();
+    // Unbounded, the same run held gigabytes (3.8 GB within 10 s).
+    assert!(peak < 200 * 1024, "peak RSS {peak} KiB");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    assert!(report["last_error"].as_str().unwrap_or("").contains("response body over 1 MiB"), "{report}");
+    assert_eq!(report["ok"], 0, "{report}");
+}
+
+#[test]
+fn load_durations_are_bounded_naming_the_flag_and_range() {
+    for (flag, value) in
+        [("--duration", "10y"), ("--duration", "0s"), ("--timeout", "10y"), ("--timeout", "0")]
+    {
+        let mut args = vec!["load", flag, value];
+        if flag != "--duration" {
+            args.extend(["--duration", "1s"]);
+        }
+        let out = Command::new(BIN).args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {err}");
+        assert!(err.contains(flag) && err.contains("[1ms, 1day]"), "{flag} {value}: {err}");
+    }
+}

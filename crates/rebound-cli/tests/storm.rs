@@ -53,7 +53,11 @@ fn storm_text_has_s5_status_lines_and_a_summary() {
         text.contains("req/sec, errors: ") && text.contains("timedout: ") && text.contains("concurrency: ")
     );
     assert_eq!(text.lines().filter(|l| l.contains("OK: ")).count(), 24);
-    assert!(text.contains("recovered") && text.contains("amplification"));
+    assert!(
+        text.contains("verdict")
+            && text.contains("attempts_per_request")
+            && text.contains("attempts_per_success")
+    );
 }
 
 #[test]

@@ -51,7 +51,8 @@ pub struct ExperimentReport {
     pub recovered_after: Option<u64>,
 }
 
-/// The child server: continued and killed when dropped, so no run leaves a stopped process.
+/// The child server: continued and killed when dropped, so no run leaves a stopped process
+/// (and its stdin pipe, held by the `Child`, stops it should this process die without dropping).
 struct ServerProcess(Child);
 
 impl Drop for ServerProcess {
@@ -101,8 +102,11 @@ async fn run_until(
         .port();
     let base = format!("http://127.0.0.1:{port}");
     let child = Command::new(&config.server_exe)
-        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--stop-on-stdin-eof"])
         .args(&config.server_args)
+        // The pipe's write end lives in `ServerProcess`: however this process ends (an abort, a
+        // SIGKILL), the server reads end of file and stops — never an orphan left listening.
+        .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
         .map_err(LiveError::io(format!("starting {} serve", config.server_exe.display())))?;

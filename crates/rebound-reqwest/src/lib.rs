@@ -38,3 +38,7 @@ mod trace;
 
 pub use builtin::builtin_retry;
 pub use middleware::{AttemptTimedOut, CircuitOpen, RetryMiddleware, Throttled};
+/// The core crate, so that a user who adds only `rebound-reqwest` can name policies
+/// (`rebound_reqwest::rebound_retry::Policy`).
+pub use rebound_retry;
+pub use rebound_retry::http::RetryReport;

@@ -3,9 +3,9 @@
 use crate::attempt::{signals, Attempt};
 use http::Extensions;
 use rebound_retry::budget::RetryBudget;
-use rebound_retry::http::{is_idempotent_method, Pacer, RetryableStatuses};
+use rebound_retry::http::{is_idempotent_method, Pacer, RetryReport, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
-use rebound_retry::{CircuitBreaker, Failure, GiveUp, Policy, RetryError, DEFAULT_HINT_CEILING};
+use rebound_retry::{CircuitBreaker, Failure, GiveUp, Policy, DEFAULT_HINT_CEILING};
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 use std::sync::Arc;
@@ -22,18 +22,23 @@ use std::time::{Duration, SystemTime};
 ///
 /// Before a retry it waits the policy's delay, or the server's wait hint if longer (every
 /// header [`ServerSignals`](rebound_retry::http::ServerSignals) reads, `Retry-After` first). A
-/// hint above the [`hint_ceiling`](Self::hint_ceiling) ends the retries. When the
-/// retries end, the last response (e.g. the final 503) is returned as `Ok`, the last transport
-/// error as `Err`, as without the middleware.
+/// hint above the [`hint_ceiling`](Self::hint_ceiling) ends the retries, and so does a wait
+/// that would pass the [`deadline`](Self::deadline): these two and the policy are the one place
+/// a request's time is bounded. When the retries end, the last response (e.g. the final 503)
+/// is returned as `Ok`, the last transport error as `Err`, as without the middleware. A
+/// response of a retryable request carries a [`RetryReport`] in its extensions: the attempts,
+/// and why the retries stopped if they did (`res.extensions().get::<RetryReport>()`).
 ///
 /// # Default
 /// [`RetryableStatuses::default()`] (408, 429, 500, 502, 503, 504), hint ceiling 60 s
-/// ([`DEFAULT_HINT_CEILING`]), idempotent methods only, no per-attempt timeout, no budget.
+/// ([`DEFAULT_HINT_CEILING`]), no deadline, idempotent methods only, no per-attempt timeout, no
+/// budget.
 #[derive(Debug, Clone)]
 pub struct RetryMiddleware {
     policy: Policy,
     statuses: RetryableStatuses,
     hint_ceiling: Duration,
+    deadline: Option<Duration>,
     non_idempotent: bool,
     attempt_timeout: Option<Duration>,
     budget: Option<Arc<dyn RetryBudget>>,
@@ -72,6 +77,7 @@ impl RetryMiddleware {
             policy,
             statuses: RetryableStatuses::default(),
             hint_ceiling: DEFAULT_HINT_CEILING,
+            deadline: None,
             non_idempotent: false,
             attempt_timeout: None,
             budget: None,
@@ -91,6 +97,16 @@ impl RetryMiddleware {
     /// returned) rather than sleeping for hours.
     pub fn hint_ceiling(mut self, ceiling: Duration) -> Self {
         self.hint_ceiling = ceiling;
+        self
+    }
+
+    /// Sets the overall deadline of a request: its attempts and the waits between them take
+    /// at most `d`; no wait starts that would end past it (the last answer is returned, with
+    /// [`GiveUp::Deadline`] in its [`RetryReport`]). With an [`attempt_timeout`](Self::attempt_timeout)
+    /// the last attempt is cut at the deadline too. The policy's own `max_elapsed`, if any,
+    /// applies as well (the stricter wins). Default: none.
+    pub fn deadline(mut self, d: Duration) -> Self {
+        self.deadline = Some(d);
         self
     }
 
@@ -225,18 +241,30 @@ impl RetryMiddleware {
         if let Some(breaker) = &self.breaker {
             executor = executor.breaker(breaker.clone());
         }
+        if let Some(d) = self.deadline {
+            executor = executor.max_elapsed(d);
+        }
         let result = match self.attempt_timeout {
-            Some(d) => executor.attempt_timeout(d).call().await,
-            None => executor.call().await,
+            Some(d) => executor.attempt_timeout(d).call_outcome().await,
+            None => executor.call_outcome().await,
         };
-        result.or_else(|e: RetryError<Attempt>| match e.last {
-            Failure::Error(Attempt::Status(res)) => Ok(res),
-            Failure::Error(Attempt::Transport(err)) => Err(err),
-            Failure::TimedOut(d) => Err(reqwest_middleware::Error::middleware(AttemptTimedOut(d))),
-            Failure::Rejected if e.reason == GiveUp::CircuitOpen => Err(self.circuit_open()),
-            Failure::Rejected => Err(reqwest_middleware::Error::middleware(Throttled)),
-        })
+        match result {
+            Ok(outcome) => Ok(reported(outcome.value, outcome.attempts, None)),
+            Err(e) => match e.last {
+                Failure::Error(Attempt::Status(res)) => Ok(reported(res, e.attempts, Some(e.reason))),
+                Failure::Error(Attempt::Transport(err)) => Err(err),
+                Failure::TimedOut(d) => Err(reqwest_middleware::Error::middleware(AttemptTimedOut(d))),
+                Failure::Rejected if e.reason == GiveUp::CircuitOpen => Err(self.circuit_open()),
+                Failure::Rejected => Err(reqwest_middleware::Error::middleware(Throttled)),
+            },
+        }
     }
+}
+
+/// `res` with a [`RetryReport`] of `attempts` ending as `gave_up` says in its extensions.
+fn reported(mut res: Response, attempts: u64, gave_up: Option<GiveUp>) -> Response {
+    res.extensions_mut().insert(RetryReport::new(attempts, gave_up));
+    res
 }
 
 /// `host:port` of a request, the pacer's key.

@@ -121,8 +121,8 @@ pub use retry::outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use retry::retry_async;
 pub use retry::{
-    retry, retry_with_defaults, AlwaysRetry, Async, Blocking, Classify, HintFn, NoClassify, NoHint, NoNotify,
-    Notify, Predicate, Retry, DEFAULT_HINT_CEILING,
+    retry, retry_with_defaults, AlwaysRetry, Async, Blocking, Classify, HintFn, IfOk, NoClassify, NoHint,
+    NoNotify, Notify, Operation, Predicate, Retry, DEFAULT_HINT_CEILING,
 };
 pub use spec::Spec;
 

@@ -136,7 +136,9 @@ fn exhausted_error_reports_attempts_and_last_error() {
     .unwrap_err();
     assert_eq!((err.attempts, err.reason, err.slept), (3, GiveUp::Exhausted, ms(10)));
     assert_eq!(err.to_string(), "gave up after 3 attempts (retries exhausted): boom 3");
-    assert!(std::error::Error::source(&err).is_some());
+    // The message already ends with the last error's: it is not repeated as the source.
+    assert!(std::error::Error::source(&err).is_none());
+    assert_eq!(err.into_inner().unwrap().to_string(), "boom 3");
 }
 
 #[test]

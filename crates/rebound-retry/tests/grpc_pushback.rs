@@ -31,7 +31,7 @@ fn call(budget: &Arc<GrpcBudget>, statuses: &[Status]) -> RetryError<Status> {
         n += 1;
         Err::<(), _>(statuses[(n - 1).min(statuses.len() - 1)].clone())
     })
-    .when(grpc_retry_on(
+    .predicate(grpc_retry_on(
         |s: &Status| s.retryable,
         |s: &Status| grpc_pushback_values(s.pushback.iter().copied()),
     ))
@@ -164,7 +164,7 @@ fn do_not_retry_pushback_is_a_refusal_for_the_throttle() {
         retry(Policy::constant(Duration::from_millis(10)).build().unwrap().backoff(), || {
             Err::<(), _>(s.clone())
         })
-        .when(grpc_retry_on(
+        .predicate(grpc_retry_on(
             |s: &Status| s.retryable,
             |s: &Status| grpc_pushback_values(s.pushback.iter().copied()),
         ))
@@ -189,7 +189,7 @@ async fn async_executor_charges_a_do_not_retry_pushback() {
         Policy::constant(Duration::from_millis(10)).build().unwrap().backoff(),
         || async { Err::<(), _>(status(false, &["-1"])) },
     )
-    .when(grpc_retry_on(
+    .predicate(grpc_retry_on(
         |s: &Status| s.retryable,
         |s: &Status| grpc_pushback_values(s.pushback.iter().copied()),
     ))

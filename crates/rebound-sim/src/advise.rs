@@ -38,18 +38,27 @@ pub struct Evidence {
     pub label: String,
     /// The policy's spec.
     pub policy: String,
-    /// Whether goodput came back after the outage.
+    /// Run 0's verdict ([`crate::verdict`]).
+    pub verdict: crate::Verdict,
+    /// Whether goodput came back after the outage (run 0).
     pub recovered: bool,
-    /// Seconds from the end of the outage to recovery.
+    /// Seconds from the end of the outage to recovery (run 0).
     pub recovery_s: Option<f64>,
-    /// Attempts per successful request.
+    /// Attempts per successful request (run 0).
     pub amplification: f64,
+    /// Users' attempts per user request started (run 0).
+    pub attempts_per_request: f64,
+    /// Users' attempts per success (run 0); null when none succeeded.
+    pub attempts_per_success: Option<f64>,
     /// The most requests in the server at once.
     pub peak_concurrency: u64,
     /// Requests the policy gave up on: recovery bought by dropping work.
     pub gave_up: u64,
-    /// Goodput and concurrency per simulated second.
+    /// Goodput and concurrency per simulated second (run 0).
     pub series: Vec<crate::report::Point>,
+    /// Every run's verdict and the probability of recovery with its interval.
+    #[serde(flatten)]
+    pub replications: crate::replicate::Replications,
 }
 
 /// The recommendation, its reasons and the evidence.
@@ -184,8 +193,9 @@ pub fn alternatives(i: &Inputs) -> Vec<(String, String)> {
 }
 
 /// The recommendation, checked and with the evidence of a storm of the described system.
-/// `run_all` runs a scenario once per spec and returns the reports in order (in parallel, e.g.
-/// with rayon, or sequentially).
+/// `run_all` runs a scenario once per spec — or several times, [`crate::replicate::run_all`] —
+/// and returns the reports in order. The cap is doubled while fewer than half of the runs of
+/// the recommendation recover.
 ///
 /// # Errors
 /// As [`Inputs::validate`].
@@ -204,7 +214,8 @@ pub fn advise(
         let parsed: Spec = spec.parse().expect("recommended specs are valid");
         let verdict = run_all(&scenario, std::slice::from_ref(&parsed)).remove(0);
         // Doubling stops at 64x, and before the cap would pass a day.
-        if verdict.recovered || margin == 64 || cap_of(i).saturating_mul(margin * 2) > MAX_CAP {
+        let r = &verdict.replications;
+        if r.recovered_runs * 2 > r.runs || margin == 64 || cap_of(i).saturating_mul(margin * 2) > MAX_CAP {
             break;
         }
         margin *= 2;
@@ -226,12 +237,16 @@ pub fn advise(
         .map(|((label, _), r)| Evidence {
             label,
             policy: r.policy,
+            verdict: r.verdict,
             recovered: r.recovered,
             recovery_s: r.recovery_s,
             amplification: r.amplification,
+            attempts_per_request: r.attempts_per_request,
+            attempts_per_success: r.attempts_per_success,
             peak_concurrency: r.peak_concurrency,
             gave_up: r.gave_up,
             series: r.series,
+            replications: r.replications,
         })
         .collect();
     Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence })

@@ -75,6 +75,7 @@ pub mod capacity;
 pub mod chunked;
 mod client_rng;
 pub mod contend;
+pub mod cost;
 pub mod delay;
 pub mod estimate;
 pub mod graph;
@@ -92,6 +93,7 @@ pub mod scheduler;
 pub mod serde_duration;
 pub mod server;
 pub mod shard;
+pub mod stop;
 pub mod storm;
 pub mod verdict;
 
@@ -100,5 +102,6 @@ pub use delay::DelayModel;
 pub use scenario::{
     default_policies, BacklogFull, Clients, Outage, OutageKind, Scenario, ScenarioError, Server,
 };
+pub use stop::{RunError, Stop};
 pub use storm::StormReport;
 pub use verdict::{Verdict, VerdictConfig};

@@ -19,6 +19,7 @@ use crate::estimate::{Mean, Proportion, Quantiles};
 use crate::scenario::Scenario;
 use crate::verdict::Verdict;
 use crate::StormReport;
+use crate::{RunError, Stop};
 use rayon::prelude::*;
 use rebound_retry::Spec;
 use serde::Serialize;
@@ -103,11 +104,42 @@ impl Replications {
     }
 }
 
-/// Runs `scenario` `runs` times (1..=[`MAX_RUNS`]; callers check the range, this clamps it) for each of `specs`, run `i` with seed
-/// `scenario.seed + i` (wrapping), all in parallel on rayon's pool. Each report describes run
-/// 0, with [`StormReport::replications`] summarising all of them; reports come in the order of
-/// `specs`.
+/// Runs `scenario` `runs` times (1..=[`MAX_RUNS`]; callers check the range, this clamps it) for
+/// each of `specs`, run `i` with seed `scenario.seed + i` (wrapping), all in parallel on rayon's
+/// pool. Each report describes run 0, with [`StormReport::replications`] summarising all of
+/// them; reports come in the order of `specs`.
 pub fn run_all(scenario: &Scenario, specs: &[Spec], runs: u32, until: Until) -> Vec<StormReport> {
+    let run =
+        |s: &Scenario, spec: &Spec| Ok::<_, std::convert::Infallible>(crate::graph::run(s, spec, until));
+    match replicate(scenario, specs, runs, run) {
+        Ok(reports) => reports,
+        Err(never) => match never {},
+    }
+}
+
+/// [`run_all`], each run polling `stop` (see [`crate::stop`]): the caps on events and memory
+/// apply to each run, the cancel flag and the deadline to all of them.
+///
+/// # Errors
+/// The first [`RunError`] (in seed order) that stopped a run.
+pub fn run_all_with(
+    scenario: &Scenario,
+    specs: &[Spec],
+    runs: u32,
+    until: Until,
+    stop: &Stop,
+) -> Result<Vec<StormReport>, RunError> {
+    replicate(scenario, specs, runs, |s, spec| {
+        crate::graph::run_stoppable(s, spec, until, std::time::Duration::ZERO, stop).map(|(r, _)| r)
+    })
+}
+
+fn replicate<E: Send>(
+    scenario: &Scenario,
+    specs: &[Spec],
+    runs: u32,
+    run: impl Fn(&Scenario, &Spec) -> Result<StormReport, E> + Sync,
+) -> Result<Vec<StormReport>, E> {
     let runs = runs.clamp(1, MAX_RUNS) as usize;
     let results: Vec<(RunSummary, Option<StormReport>)> = (0..specs.len() * runs)
         .into_par_iter()
@@ -115,19 +147,19 @@ pub fn run_all(scenario: &Scenario, specs: &[Spec], runs: u32, until: Until) -> 
             let (p, i) = (job / runs, job % runs);
             let mut s = scenario.clone();
             s.seed = scenario.seed.wrapping_add(i as u64);
-            let r = crate::graph::run(&s, &specs[p], until);
-            (RunSummary::of(&r, s.seed), (i == 0).then_some(r))
+            let r = run(&s, &specs[p])?;
+            Ok((RunSummary::of(&r, s.seed), (i == 0).then_some(r)))
         })
-        .collect();
+        .collect::<Result<_, E>>()?;
     let mut results = results.into_iter();
-    specs
-        .iter()
-        .map(|_| {
-            let chunk: Vec<(RunSummary, Option<StormReport>)> = results.by_ref().take(runs).collect();
-            let summaries = chunk.iter().map(|(s, _)| *s).collect();
-            let mut first = chunk.into_iter().next().and_then(|(_, r)| r).expect("run 0 keeps its report");
-            first.replications = Replications::of(summaries);
-            first
-        })
-        .collect()
+    let mut reports = Vec::with_capacity(specs.len());
+    for _ in specs {
+        let chunk: Vec<(RunSummary, Option<StormReport>)> = results.by_ref().take(runs).collect();
+        let summaries = chunk.iter().map(|(s, _)| *s).collect();
+        let first = chunk.into_iter().next().and_then(|(_, r)| r);
+        let mut first = first.expect("run 0 of each policy keeps its report");
+        first.replications = Replications::of(summaries);
+        reports.push(first);
+    }
+    Ok(reports)
 }

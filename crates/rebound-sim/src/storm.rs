@@ -74,6 +74,19 @@ pub fn run(scenario: &Scenario, spec: &Spec) -> StormReport {
     run_until(scenario, spec, Until::End)
 }
 
+/// [`run`], stopping early as `stop` says (see [`crate::stop`]): the run for servers and for
+/// scenarios from users, whose cost must stay within its caps.
+///
+/// # Errors
+/// The [`crate::RunError`] that stopped it.
+pub fn run_with(
+    scenario: &Scenario,
+    spec: &Spec,
+    stop: &crate::Stop,
+) -> Result<StormReport, crate::RunError> {
+    crate::graph::run_stoppable(scenario, spec, Until::End, std::time::Duration::ZERO, stop).map(|(r, _)| r)
+}
+
 /// Runs `scenario` with every user following `spec`, as far as `until` says.
 pub fn run_until(scenario: &Scenario, spec: &Spec, until: Until) -> StormReport {
     crate::graph::run(scenario, spec, until)

@@ -17,8 +17,11 @@
 //! must be idempotent: [`HttpStatuses`] (feature `http`, default) retries transport errors and
 //! retryable statuses for idempotent methods only, and waits at least as long as the server's
 //! `Retry-After` (or `RateLimit`, `X-RateLimit-*`, `x-amz-retry-after`) asks, up to
-//! [`ReboundPolicy::hint_ceiling`]. [`PaceLayer`] (feature `http`) spaces requests by the
-//! server's `RateLimit` before the quota runs out.
+//! [`ReboundPolicy::hint_ceiling`]. A request's time is bounded in one place, the policy:
+//! [`ReboundPolicy::hint_ceiling`] and [`ReboundPolicy::deadline`]. With [`HttpStatuses`] the
+//! final response carries a [`RetryReport`] in its extensions (attempts, and why the retries
+//! stopped). [`PaceLayer`] (feature `http`) spaces requests by the server's `RateLimit` before
+//! the quota runs out.
 //!
 //! ```
 //! use rebound_retry::Policy;
@@ -67,3 +70,6 @@ pub use policy::ReboundPolicy;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use predicate::{clone_http_request, HttpStatuses};
 pub use predicate::{RetryErrors, RetryPredicate};
+/// The core crate (`rebound_tower::rebound_retry::Policy`).
+pub use rebound_retry;
+pub use rebound_retry::http::RetryReport;

@@ -7,7 +7,8 @@
 
 use crate::predicate::{RetryErrors, RetryPredicate};
 use rebound_retry::budget::{RetryBudget, RetryCause};
-use rebound_retry::{Backoff, Policy, PolicyBackoff, DEFAULT_HINT_CEILING};
+use rebound_retry::http::RetryReport;
+use rebound_retry::{Backoff, GiveUp, Policy, PolicyBackoff, DEFAULT_HINT_CEILING};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -34,6 +35,10 @@ pub struct ReboundPolicy<Req, P = RetryErrors> {
     budget: Option<Arc<dyn RetryBudget>>,
     /// The longest server wait hint honoured.
     hint_ceiling: std::time::Duration,
+    /// The overall deadline of a request, if set here (the policy's `max_elapsed` applies too).
+    deadline: Option<std::time::Duration>,
+    /// Attempts of this request so far.
+    attempts: u64,
     /// Whether this request has been retried (the budget's accounting of a success).
     retried: Option<RetryCause>,
     backoff: PolicyBackoff,
@@ -58,6 +63,8 @@ impl<Req> ReboundPolicy<Req, RetryErrors> {
             seeds: None,
             budget: None,
             hint_ceiling: DEFAULT_HINT_CEILING,
+            deadline: None,
+            attempts: 0,
             retried: None,
             backoff: policy.backoff(),
             started: Instant::now(),
@@ -75,6 +82,8 @@ impl<Req, P> ReboundPolicy<Req, P> {
             seeds: self.seeds,
             budget: self.budget,
             hint_ceiling: self.hint_ceiling,
+            deadline: self.deadline,
+            attempts: self.attempts,
             retried: self.retried,
             backoff: self.backoff,
             started: self.started,
@@ -108,25 +117,41 @@ impl<Req, P> ReboundPolicy<Req, P> {
         self
     }
 
+    /// Sets the overall deadline of each request: its attempts and the waits between them take
+    /// at most `d` (measured from the request's start on tokio's clock); no wait starts that
+    /// would end past it, and the last result is returned with
+    /// [`GiveUp::Deadline`] in its [`RetryReport`](rebound_retry::http::RetryReport). The
+    /// policy's own `max_elapsed` applies too (the stricter wins). With
+    /// [`hint_ceiling`](Self::hint_ceiling), the one place a request's time is bounded.
+    pub fn deadline(mut self, d: std::time::Duration) -> Self {
+        self.deadline = Some(d);
+        self
+    }
+
     /// The Rebound policy.
     pub fn policy(&self) -> &Policy {
         &self.policy
     }
 
     /// The delay before the next retry — the backoff's, or the server's `hint` if longer — or
-    /// `None` when the policy's stop conditions end the retries (`max_elapsed` is measured from
-    /// the request's start on tokio's clock) or the hint is above the ceiling.
-    fn next_delay(&mut self, hint: Option<std::time::Duration>) -> Option<std::time::Duration> {
-        let mut delay = self.backoff.next_delay()?;
+    /// why the retries end: the policy's stop conditions, the deadline (`max_elapsed` or
+    /// [`deadline`](Self::deadline), measured from the request's start on tokio's clock), or a
+    /// hint above the ceiling.
+    fn next_delay(&mut self, hint: Option<std::time::Duration>) -> Result<std::time::Duration, GiveUp> {
+        let mut delay = self.backoff.next_delay().ok_or(GiveUp::Exhausted)?;
         if let Some(hint) = hint {
             if hint > self.hint_ceiling {
-                return None;
+                return Err(GiveUp::HintAboveCeiling { hint, ceiling: self.hint_ceiling });
             }
             delay = delay.max(hint);
         }
-        match self.policy.max_elapsed() {
-            Some(max) if self.started.elapsed().saturating_add(delay) > max => None,
-            _ => Some(delay),
+        let deadline = match (self.policy.max_elapsed(), self.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        match deadline {
+            Some(max) if self.started.elapsed().saturating_add(delay) > max => Err(GiveUp::Deadline),
+            _ => Ok(delay),
         }
     }
 }
@@ -147,6 +172,8 @@ impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
             seeds: self.seeds.clone(),
             budget: self.budget.clone(),
             hint_ceiling: self.hint_ceiling,
+            deadline: self.deadline,
+            attempts: 0,
             retried: None,
             backoff,
             started: Instant::now(),
@@ -165,6 +192,17 @@ impl<Req, P> fmt::Debug for ReboundPolicy<Req, P> {
     }
 }
 
+impl<Req, P> ReboundPolicy<Req, P> {
+    /// Ends the retries of a result the predicate wanted retried: reports `reason`.
+    fn give_up<Res, E>(&mut self, result: &mut Result<Res, E>, reason: GiveUp) -> Option<Sleep>
+    where
+        P: RetryPredicate<Req, Res, E>,
+    {
+        self.predicate.finished(result, RetryReport::new(self.attempts, Some(reason)));
+        None
+    }
+}
+
 impl<Req, Res, E, P> tower::retry::Policy<Req, Res, E> for ReboundPolicy<Req, P>
 where
     P: RetryPredicate<Req, Res, E>,
@@ -173,20 +211,25 @@ where
 
     fn retry(&mut self, req: &mut Req, result: &mut Result<Res, E>) -> Option<Sleep> {
         let now = Instant::now().into_std();
+        self.attempts += 1;
         if !self.predicate.should_retry(req, result) {
             if let (Some(budget), Ok(_)) = (&self.budget, &result) {
                 budget.on_success(now, self.retried);
             }
+            self.predicate.finished(result, RetryReport::new(self.attempts, None));
             return None;
         }
         if let Some(budget) = &self.budget {
             budget.on_failure(now);
         }
         let hint = self.predicate.wait_hint(result);
-        let delay = self.next_delay(hint)?;
+        let delay = match self.next_delay(hint) {
+            Ok(delay) => delay,
+            Err(reason) => return self.give_up(result, reason),
+        };
         let cause = self.predicate.cause(result);
         if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, cause)) {
-            return None;
+            return self.give_up(result, GiveUp::BudgetExhausted);
         }
         self.retried = Some(cause);
         Some(tokio::time::sleep(delay))

@@ -5,6 +5,7 @@
 //! the request too, so that it can refuse to retry a non-idempotent one.
 
 use rebound_retry::budget::RetryCause;
+use rebound_retry::http::RetryReport;
 
 /// Decides whether one attempt's result is worth a retry. Implemented by closures
 /// `FnMut(&Req, &Result<Res, E>) -> bool`.
@@ -28,6 +29,15 @@ pub trait RetryPredicate<Req, Res, E> {
     fn cause(&mut self, result: &Result<Res, E>) -> RetryCause {
         let _ = result;
         RetryCause::Error
+    }
+
+    /// Called once per request when its retries end, with the result the service will return
+    /// and a [`RetryReport`]: the attempts, and (`gave_up`) why a result this predicate wanted
+    /// retried is returned anyway (the policy ran out, the deadline, the budget, a hint above
+    /// the ceiling). Does nothing by default; [`HttpStatuses`](crate::HttpStatuses) puts the
+    /// report in the response's extensions.
+    fn finished(&mut self, result: &mut Result<Res, E>, report: RetryReport) {
+        let _ = (result, report);
     }
 }
 
@@ -128,6 +138,18 @@ mod http_statuses {
         /// errors are errors.
         fn cause(&mut self, result: &Result<http::Response<ResB>, E>) -> RetryCause {
             result.as_ref().map_or(RetryCause::Error, |res| classify_status(res.status().as_u16()))
+        }
+
+        /// Puts the [`RetryReport`](rebound_retry::http::RetryReport) in the response's
+        /// extensions (`res.extensions().get::<RetryReport>()`); a transport error carries none.
+        fn finished(
+            &mut self,
+            result: &mut Result<http::Response<ResB>, E>,
+            report: rebound_retry::http::RetryReport,
+        ) {
+            if let Ok(res) = result {
+                res.extensions_mut().insert(report);
+            }
         }
     }
 

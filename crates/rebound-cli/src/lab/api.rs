@@ -19,8 +19,8 @@ const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");
 const STYLE: &str = include_str!("page/style.css");
 
-/// The lab's routes over a fresh set of runs.
-pub fn router() -> Router {
+/// The lab's routes over a fresh set of runs, behind the guard of `allowed` (see `guard`).
+pub fn router(allowed: super::guard::Allowed) -> Router {
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
@@ -28,9 +28,10 @@ pub fn router() -> Router {
         .route("/api/defaults", get(defaults))
         .route("/api/specs/check", post(check_spec))
         .route("/api/runs", post(start_run))
-        .route("/api/runs/{id}", get(result))
+        .route("/api/runs/{id}", get(result).delete(cancel_run))
         .route("/api/runs/{id}/events", get(events))
         .with_state(Arc::new(Runs::default()))
+        .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), super::guard::guard))
 }
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
@@ -104,7 +105,15 @@ fn toml_of(s: &Scenario) -> String {
 /// `{"spec": "..."}` → the canonical spec, or the library's own error naming the key.
 async fn check_spec(body: Bytes) -> Response {
     let spec = match serde_json::from_slice::<Value>(&body) {
-        Ok(v) => v.get("spec").and_then(Value::as_str).map(str::to_string),
+        Ok(Value::Object(fields)) => {
+            if let Some(key) = fields.keys().find(|k| *k != "spec") {
+                return bad_request(format!("unknown key `{key}`: the body is {{\"spec\": \"...\"}}"));
+            }
+            fields.get("spec").and_then(Value::as_str).map(str::to_string)
+        }
+        Ok(other) => {
+            return bad_request(format!("the body must be a JSON object {{\"spec\": \"...\"}}, not {other}"))
+        }
         Err(e) => return bad_request(format!("the body must be JSON {{\"spec\": \"...\"}}: {e}")),
     };
     let Some(spec) = spec else { return bad_request("missing `spec`: a string such as constant:base=100ms") };
@@ -114,11 +123,25 @@ async fn check_spec(body: Bytes) -> Response {
     }
 }
 
+/// The keys of a run request; any other (a misspelling such as `scenaro`) is refused.
+const RUN_KEYS: [&str; 2] = ["scenario", "policies"];
+
 /// The scenario of a run request: TOML text or a JSON object with the same keys; then its
-/// policies (the request's, else the scenario's, else the built-in seven) and the bounds.
-fn parse_run(body: &[u8]) -> Result<Scenario, String> {
+/// policies (the request's, else the scenario's, else the built-in seven), the replications of
+/// each (`runs`, default 1) and the bounds.
+fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     let req: Value =
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
+    let Value::Object(fields) = &req else {
+        return Err(format!(
+            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...]}}, not {req}"
+        ));
+    };
+    if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
+        return Err(format!(
+            "unknown key `{key}` in the run request: the keys are `scenario` and `policies`"
+        ));
+    }
     let mut scenario = match req.get("scenario") {
         None | Some(Value::Null) => Scenario::default(),
         Some(Value::String(text)) => Scenario::from_toml(text).map_err(|e| e.to_string())?,
@@ -145,15 +168,24 @@ fn parse_run(body: &[u8]) -> Result<Scenario, String> {
     }
     scenario.policies = scenario.policies_or_default();
     check_bounds(&scenario)?;
-    Ok(scenario)
+    let max = BOUNDS.max_runs;
+    let runs = match req.get("runs") {
+        None | Some(Value::Null) => 1,
+        Some(v) => v
+            .as_u64()
+            .filter(|n| (1..=u64::from(max)).contains(n))
+            .ok_or_else(|| format!("`runs` = {v} is invalid: must be an integer in [1, {max}]"))?
+            as u32,
+    };
+    Ok((scenario, runs))
 }
 
 async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
-    let scenario = match parse_run(&body) {
+    let (scenario, n) = match parse_run(&body) {
         Ok(s) => s,
         Err(e) => return bad_request(e),
     };
-    match runs.start(scenario) {
+    match runs.start(scenario, n) {
         Ok(id) => json_response(
             StatusCode::ACCEPTED,
             &json!({ "id": id, "events": format!("/api/runs/{id}/events"), "result": format!("/api/runs/{id}") }),
@@ -176,6 +208,18 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
             StatusCode::ACCEPTED,
             &json!({ "status": "running", "done": snapshot.reports.len(), "total": snapshot.total }),
         ),
+    }
+}
+
+/// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
+/// had already ended, 404 when unknown.
+async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    match runs.cancel(id) {
+        Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
+        Some(false) => {
+            json_response(StatusCode::CONFLICT, &json!({ "error": format!("run {id} has ended") }))
+        }
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
     }
 }
 

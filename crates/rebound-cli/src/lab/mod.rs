@@ -6,12 +6,15 @@
 //! |---|---|
 //! | `GET /api/defaults` | built-in scenarios (TOML), the default policies, the lab's bounds |
 //! | `POST /api/specs/check` | `{"spec": "..."}` → 200 `{"spec": canonical}` or 400 `{"error"}` |
-//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...]}` → 202 `{"id"}` or 400/429 `{"error"}` |
+//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...], "runs": N}` (`runs`: replications of each policy, 1 to 100, default 1) → 202 `{"id"}` or 400/429 `{"error"}` |
 //! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
+//! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
 
 mod api;
+mod guard;
 mod runs;
+mod serve;
 
 use anyhow::{bail, Context, Result};
 use std::net::SocketAddr;
@@ -19,8 +22,11 @@ use std::process::ExitCode;
 
 /// The storm lab in a browser: build a scenario, run policies, compare their storms.
 ///
-/// Serves a page and a JSON API on loopback until Ctrl-C. Runs are bounded (100,000 clients,
-/// 600 s simulated, 12 M client-seconds, 12 policies, 60 s wall-clock, 4 at once).
+/// Serves a page and a JSON API on loopback until Ctrl-C (which ends it within about 1 s, open
+/// event streams or not). Runs are bounded (100,000 clients, 600 s simulated, 12 M
+/// client-seconds, 12 policies, 60 s wall-clock, 4 at once). It answers only requests to its
+/// own address (`Host`) from its own page (`Origin`), API bodies as application/json of at most
+/// 1 MiB; headers must arrive within 10 s and a body within 10 s more.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The listen address (loopback unless --allow-remote); port 0 picks a free port.
@@ -57,6 +63,6 @@ async fn serve(addr: SocketAddr) -> Result<()> {
     }
     // A closed stdout (EPIPE) or a full disk ends the lab before it serves: `main` exits 0 or 1.
     crate::output::line(&format!("rebound lab: http://{local}/ (Ctrl-C to stop)"))?;
-    axum::serve(listener, api::router()).with_graceful_shutdown(crate::shutdown_signal()).await?;
+    serve::serve(listener, api::router(guard::Allowed { local }), crate::shutdown_signal()).await;
     Ok(())
 }

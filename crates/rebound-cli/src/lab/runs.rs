@@ -1,10 +1,19 @@
-//! The lab's runs: bounded at submission, executed one policy after another on a thread of
-//! their own (never on the server's request threads), observed through a `watch` channel by
-//! the event streams and the result endpoint.
+//! The lab's runs: bounded at submission (the fields' bounds below and the simulator's cost
+//! model at [`rebound_sim::cost::LAB`]), executed one policy after another on a thread of their
+//! own (never on the server's request threads), observed through a `watch` channel by the event
+//! streams and the result endpoint.
+//!
+//! Bounded inside, too: each policy's run polls a [`Stop`] shared by the whole run — the
+//! wall-clock bound, the lab's caps on events and memory, and a cancel flag set by
+//! `DELETE /api/runs/{id}` or by the watchdog when nobody has watched the run (no event
+//! stream open, no poll of its result) for [`Bounds::max_unwatched_s`]. A run that fails for any
+//! reason — a cap, a cancel, a panic (caught) — fails alone: its phase says why, its slot is
+//! freed, and the lab and the other runs go on.
 
 use rebound_retry::Spec;
-use rebound_sim::{storm, Scenario, StormReport};
+use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,23 +33,35 @@ pub struct Bounds {
     pub max_open_loop_requests: u64,
     /// Most policies in one run.
     pub max_policies: usize,
+    /// Most replications of each policy (`runs`).
+    pub max_runs: u32,
     /// Wall-clock time a run may take, in seconds; past it the run fails.
     pub max_wall_s: u64,
     /// Runs going at once, over every tab; past it a new run is refused (HTTP 429).
     pub max_running: usize,
+    /// Seconds a run goes on with nobody watching (no event stream open, no poll of its
+    /// result) before it is cancelled.
+    pub max_unwatched_s: u64,
+    /// The simulator's cost bounds for the lab (events, calls per request, memory, offered
+    /// rate): see `rebound_sim::cost`.
+    pub cost: rebound_sim::cost::Limits,
 }
 
 /// The lab's bounds: 100,000 clients, 600 s, 12 M client-seconds (the benchmark scenario's
 /// 100,000 clients × 120 s), 1.2 M open-loop requests (what those clients send at S5's 10 s
-/// think time), 12 policies, 60 s of wall-clock time, 4 runs at once.
+/// think time), 12 policies, 100 replications, 60 s of wall-clock time, 4 runs at once, 15 s
+/// unwatched, and the simulator's [`LAB`](rebound_sim::cost::LAB) cost bounds.
 pub const BOUNDS: Bounds = Bounds {
     max_clients: 100_000,
     max_duration_s: 600,
     max_client_seconds: 12_000_000,
     max_open_loop_requests: 1_200_000,
     max_policies: 12,
+    max_runs: 100,
     max_wall_s: 60,
     max_running: 4,
+    max_unwatched_s: 15,
+    cost: rebound_sim::cost::LAB,
 };
 
 /// Finished runs kept for `GET /api/runs/{id}`; the oldest is forgotten past this.
@@ -88,7 +109,7 @@ pub fn check_bounds(s: &Scenario) -> Result<(), String> {
             b.max_policies
         ));
     }
-    Ok(())
+    rebound_sim::cost::check(s, &b.cost).map(|_| ()).map_err(|e| format!("{e}: the lab's bound"))
 }
 
 /// Where a run is.
@@ -118,18 +139,51 @@ pub struct Snapshot {
 pub struct Runs {
     next: AtomicUsize,
     running: Arc<AtomicUsize>,
-    runs: Mutex<BTreeMap<usize, watch::Receiver<Snapshot>>>,
+    runs: Mutex<BTreeMap<usize, Watched>>,
+}
+
+/// A run as the server keeps it: its channel and its controls.
+#[derive(Debug, Clone)]
+struct Watched {
+    rx: watch::Receiver<Snapshot>,
+    control: Arc<Control>,
+}
+
+/// What stops a run from outside: its [`Stop`], why it was cancelled, when it was last watched.
+#[derive(Debug)]
+struct Control {
+    stop: Stop,
+    why: Mutex<Option<String>>,
+    seen: Mutex<Instant>,
+}
+
+impl Control {
+    fn cancel(&self, why: String) {
+        self.why.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(why);
+        self.stop.cancel();
+    }
+}
+
+/// Gives back the run slot whatever way the run's thread ends.
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Runs {
-    /// Starts `scenario` (policies already chosen and bounded) on a thread of its own.
+    /// Starts `scenario` (policies already chosen and bounded), each policy `runs` times
+    /// (already bounded), on a thread of its own, with a watchdog that cancels it once nobody
+    /// watches it.
     ///
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
-    pub fn start(&self, scenario: Scenario) -> Result<usize, String> {
+    pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
         let running = self.running.fetch_add(1, Ordering::SeqCst);
+        let slot = Slot(self.running.clone());
         if running >= BOUNDS.max_running {
-            self.running.fetch_sub(1, Ordering::SeqCst);
             return Err(format!(
                 "{running} runs are going: the lab runs at most {} at once",
                 BOUNDS.max_running
@@ -138,50 +192,87 @@ impl Runs {
         let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
         let first = Snapshot { phase: Phase::Running, reports: Vec::new(), total: scenario.policies.len() };
         let (tx, rx) = watch::channel(first);
+        let stop = Stop::new().with_limits(&BOUNDS.cost).with_timeout(Duration::from_secs(BOUNDS.max_wall_s));
+        let control = Arc::new(Control { stop, why: Mutex::new(None), seen: Mutex::new(Instant::now()) });
         {
             let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-            runs.insert(id, rx);
+            runs.insert(id, Watched { rx, control: control.clone() });
             while runs.len() > KEPT {
                 runs.pop_first();
             }
         }
-        let counter = self.running.clone();
+        let tx = Arc::new(tx);
+        let (dog_tx, dog_control) = (tx.clone(), control.clone());
         std::thread::Builder::new()
             .name(format!("lab-run-{id}"))
             .spawn(move || {
-                execute(&scenario, &tx, Duration::from_secs(BOUNDS.max_wall_s));
-                counter.fetch_sub(1, Ordering::SeqCst);
+                let _slot = slot;
+                execute(&scenario, runs, &tx, &control);
             })
-            .map_err(|e| {
-                self.running.fetch_sub(1, Ordering::SeqCst);
-                format!("cannot start a run: {e}")
-            })?;
+            .map_err(|e| format!("cannot start a run: {e}"))?;
+        // Without its watchdog a run still ends, at its wall-clock bound.
+        let _ = std::thread::Builder::new()
+            .name(format!("lab-watch-{id}"))
+            .spawn(move || watchdog(&dog_tx, &dog_control));
         Ok(id)
     }
 
-    /// A run's channel, if it is known.
+    /// A run's channel, if it is known (which counts as watching it).
     pub fn watch(&self, id: usize) -> Option<watch::Receiver<Snapshot>> {
-        self.runs.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+        let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        let w = runs.get(&id)?;
+        *w.control.seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        Some(w.rx.clone())
+    }
+
+    /// Cancels run `id`: `None` if it is unknown, `Some(false)` if it had already ended.
+    pub fn cancel(&self, id: usize) -> Option<bool> {
+        let w = self.runs.lock().unwrap_or_else(|e| e.into_inner()).get(&id)?.clone();
+        if !matches!(w.rx.borrow().phase, Phase::Running) {
+            return Some(false);
+        }
+        w.control.cancel("the run was cancelled (DELETE /api/runs/{id})".replace("{id}", &id.to_string()));
+        Some(true)
     }
 }
 
-/// Runs every policy of `scenario` in order, publishing each report, then the document.
-fn execute(scenario: &Scenario, tx: &watch::Sender<Snapshot>, wall: Duration) {
-    let started = Instant::now();
+/// Cancels the run once nobody has watched it for [`Bounds::max_unwatched_s`]: no event stream
+/// open (a stream holds a receiver beside the server's own) and no poll. Ends with the run.
+fn watchdog(tx: &watch::Sender<Snapshot>, control: &Control) {
+    let idle = Duration::from_secs(BOUNDS.max_unwatched_s);
+    while matches!(tx.borrow().phase, Phase::Running) {
+        std::thread::sleep(Duration::from_millis(200));
+        if tx.receiver_count() > 1 {
+            *control.seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        }
+        let seen = *control.seen.lock().unwrap_or_else(|e| e.into_inner());
+        if seen.elapsed() > idle {
+            control.cancel(format!(
+                "the run was stopped: nobody watched it (no event stream, no poll) for {} s",
+                idle.as_secs()
+            ));
+        }
+    }
+}
+
+/// Runs every policy of `scenario` in order, publishing each report, then the document; a
+/// policy's run that stops (a bound, a cancel) or panics fails the run with the reason.
+fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control: &Control) {
     let mut reports: Vec<StormReport> = Vec::with_capacity(scenario.policies.len());
     for spec in &scenario.policies {
-        if started.elapsed() > wall {
-            let msg = format!(
-                "the run passed the lab's wall-clock bound of {} s after {} of {} policies: \
-                 fewer clients or a shorter duration, or `rebound storm` for big runs",
-                wall.as_secs(),
-                reports.len(),
-                scenario.policies.len()
-            );
-            tx.send_modify(|s| s.phase = Phase::Failed(msg));
-            return;
-        }
-        let report = run_one(scenario, spec);
+        let run = std::panic::catch_unwind(AssertUnwindSafe(|| run_one(scenario, spec, runs, &control.stop)));
+        let report = match run {
+            Ok(Ok(report)) => report,
+            Ok(Err(e)) => return fail(tx, why(control, &e, reports.len(), scenario.policies.len())),
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(ToString::to_string)
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                return fail(tx, format!("the run failed (policy {spec}): {what}"));
+            }
+        };
         let json = Arc::new(serde_json::to_string(&report).unwrap_or_default());
         reports.push(report);
         tx.send_modify(|s| s.reports.push(json));
@@ -193,6 +284,31 @@ fn execute(scenario: &Scenario, tx: &watch::Sender<Snapshot>, wall: Duration) {
     tx.send_modify(|s| s.phase = phase);
 }
 
-fn run_one(scenario: &Scenario, spec: &Spec) -> StormReport {
-    storm::run(scenario, spec)
+fn fail(tx: &watch::Sender<Snapshot>, message: String) {
+    tx.send_modify(|s| s.phase = Phase::Failed(message));
+}
+
+/// The message of a run stopped by `e` after `done` of `total` policies.
+fn why(control: &Control, e: &RunError, done: usize, total: usize) -> String {
+    match e {
+        RunError::Cancelled => {
+            control.why.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_else(|| e.to_string())
+        }
+        RunError::Deadline { after } => format!(
+            "the run passed the lab's wall-clock bound of {} s after {done} of {total} policies: \
+             fewer clients or a shorter duration, or `rebound storm` for big runs",
+            after.as_secs()
+        ),
+        other => format!(
+            "{other} (the lab's bound) after {done} of {total} policies: `rebound storm` has wider bounds"
+        ),
+    }
+}
+
+/// `runs` replications of `spec` ([`replicate::run_all`]): run 0's report with all of them
+/// summarised.
+fn run_one(scenario: &Scenario, spec: &Spec, runs: u32, stop: &Stop) -> Result<StormReport, RunError> {
+    let mut reports =
+        replicate::run_all_with(scenario, std::slice::from_ref(spec), runs, replicate::Until::End, stop)?;
+    Ok(reports.remove(0))
 }

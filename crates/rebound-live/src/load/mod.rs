@@ -28,6 +28,16 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{watch, Semaphore};
 
+/// The longest run and per-attempt timeout [`run`] accepts: one day. The per-second series is
+/// allocated up front, one entry per second (86,400 entries, about 4 MB, at most).
+pub const LIVE_MAX_DURATION: Duration = Duration::from_secs(86_400);
+
+/// The most bytes of a response body an attempt reads: 1 MiB. Bodies are read chunk by chunk
+/// and discarded (nothing is kept); past this the attempt stops reading, drops the connection
+/// and fails as an error ([`LoadReport::last_error`] says why), retried like a transport
+/// error. S5's server answers with a few bytes.
+pub const MAX_BODY: u64 = 1 << 20;
+
 /// A load run's parameters.
 #[derive(Debug, Clone)]
 pub struct LoadConfig {
@@ -37,11 +47,11 @@ pub struct LoadConfig {
     pub clients: u32,
     /// Mean arrivals per second across all clients, finite and > 0.
     pub rate: f64,
-    /// Per-attempt timeout, > 0.
+    /// Per-attempt timeout, in (0, [`LIVE_MAX_DURATION`]]; it covers reading the body.
     pub timeout: Duration,
     /// The retry policy.
     pub policy: Policy,
-    /// How long the run lasts, > 0.
+    /// How long the run lasts, in (0, [`LIVE_MAX_DURATION`]].
     pub duration: Duration,
     /// At most this many attempts in flight at once (a safety bound), ≥ 1.
     pub max_in_flight: usize,
@@ -66,11 +76,13 @@ impl LoadConfig {
         if !(self.rate.is_finite() && self.rate > 0.0) {
             return bad("--rate", format!("{}/s", self.rate), "a finite rate > 0/s");
         }
-        if self.timeout.is_zero() {
-            return bad("--timeout", "0s".into(), "a duration > 0");
+        let range = "a duration in (0s, 1day]";
+        let shown = |d: Duration| humantime::format_duration(d).to_string();
+        if self.timeout.is_zero() || self.timeout > LIVE_MAX_DURATION {
+            return bad("--timeout", shown(self.timeout), range);
         }
-        if self.duration.is_zero() {
-            return bad("--duration", "0s".into(), "a duration > 0");
+        if self.duration.is_zero() || self.duration > LIVE_MAX_DURATION {
+            return bad("--duration", shown(self.duration), range);
         }
         if self.max_in_flight == 0 {
             return bad("--max-in-flight", "0".into(), "at least 1");
@@ -261,7 +273,11 @@ async fn attempt(ctx: &Ctx) -> Result<(), AttemptError> {
     let status = resp.status();
     let header =
         resp.headers().get(reqwest::header::RETRY_AFTER).map(|v| v.to_str().unwrap_or("").to_string());
-    let _ = resp.bytes().await;
+    if let Err(e) = drain(resp).await {
+        ctx.count(|s| s.errors += 1);
+        *ctx.last_error.lock().expect("no panics while locked") = Some(e);
+        return Err(AttemptError::Transport);
+    }
     if status.is_success() {
         ctx.count(|s| s.ok += 1);
         return Ok(());
@@ -272,6 +288,26 @@ async fn attempt(ctx: &Ctx) -> Result<(), AttemptError> {
         ctx.malformed.fetch_add(1, Relaxed);
     }
     Err(AttemptError::Status(status.as_u16(), hint))
+}
+
+/// Reads and discards a response's body, at most [`MAX_BODY`] bytes of it.
+async fn drain(mut resp: reqwest::Response) -> Result<(), String> {
+    let mut read = 0u64;
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                read = read.saturating_add(chunk.len() as u64);
+                if read > MAX_BODY {
+                    return Err(format!(
+                        "response body over {} MiB (rebound load reads at most that)",
+                        MAX_BODY >> 20
+                    ));
+                }
+            }
+            // A body cut short is the server's business: the status has been counted.
+            Ok(None) | Err(_) => return Ok(()),
+        }
+    }
 }
 
 fn report(ctx: &Ctx) -> LoadReport {

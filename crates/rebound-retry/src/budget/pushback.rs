@@ -116,7 +116,7 @@ pub struct GrpcRetryOn<S, P> {
 /// let err = retry(Policy::constant(Duration::from_millis(10)).build()?.backoff(), || {
 ///     Err::<(), _>(Status(false, Some("-1")))
 /// })
-/// .when(grpc_retry_on(|s: &Status| s.0, |s: &Status| s.1.map(grpc_pushback)))
+/// .predicate(grpc_retry_on(|s: &Status| s.0, |s: &Status| s.1.map(grpc_pushback)))
 /// .budget(budget.clone())
 /// .sleeper(&clock)
 /// .clock(&clock)

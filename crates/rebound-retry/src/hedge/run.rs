@@ -76,7 +76,12 @@ where
                     if let Some(b) = &self.budget {
                         b.on_success(now, (sent > 1).then_some(RetryCause::Error));
                     }
-                    return Ok(Outcome { value, attempts: u64::from(sent), slept: Duration::ZERO });
+                    return Ok(Outcome {
+                        value,
+                        attempts: u64::from(sent),
+                        slept: Duration::ZERO,
+                        gave_up: None,
+                    });
                 }
                 Err(e) => e,
             };

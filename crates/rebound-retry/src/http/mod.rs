@@ -35,6 +35,7 @@
 mod legacy;
 mod pacer;
 mod ratelimit;
+mod report;
 mod retry_after;
 mod signals;
 mod status;
@@ -47,6 +48,7 @@ pub use legacy::{
 };
 pub use pacer::{PaceAboveCeiling, Pacer, MAX_LANES};
 pub use ratelimit::{parse_ratelimit, parse_ratelimit_policy, QuotaUnit, RateLimit, RateLimitPolicy};
+pub use report::RetryReport;
 pub use retry_after::parse_retry_after;
 pub use signals::{ServerSignals, SIGNAL_HEADERS};
 pub use status::{is_idempotent_method, RetryableStatuses};

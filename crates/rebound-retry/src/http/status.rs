@@ -16,9 +16,13 @@ pub struct RetryableStatuses {
 
 impl Default for RetryableStatuses {
     fn default() -> Self {
-        [408, 429, 500, 502, 503, 504].into_iter().fold(Self::empty(), |s, c| s.with(c))
+        [408, 429, 500, 502, 503, 504].into_iter().fold(Self::empty(), Self::insert)
     }
 }
+
+/// What [`RetryableStatuses::with`] and [`RetryableStatuses::without`] accept (RFC 9110 §15:
+/// three-digit codes).
+const VALID: &str = "an HTTP status code in 100-999";
 
 impl RetryableStatuses {
     /// No status is retryable.
@@ -26,19 +30,45 @@ impl RetryableStatuses {
         RetryableStatuses { bits: [0; 16] }
     }
 
-    /// Adds `status`; codes outside 100–999 are ignored (no HTTP response carries them).
-    pub const fn with(mut self, status: u16) -> Self {
-        if status >= 100 && status <= 999 {
-            self.bits[(status / 64) as usize] |= 1 << (status % 64);
-        }
-        self
+    /// The set of `codes`, e.g. `RetryableStatuses::of([429, 503])?`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming `status` and the valid range 100–999 for the first code outside
+    /// it.
+    pub fn of(codes: impl IntoIterator<Item = u16>) -> Result<Self, ConfigError> {
+        codes.into_iter().try_fold(Self::empty(), Self::with)
+    }
+
+    /// Adds `status`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming `status` and the valid range when `status` is outside 100–999
+    /// (no HTTP response carries it: a set that silently dropped it would never retry what
+    /// the caller asked for).
+    pub fn with(self, status: u16) -> Result<Self, ConfigError> {
+        Self::check(status).map(|()| self.insert(status))
     }
 
     /// Removes `status`.
-    pub const fn without(mut self, status: u16) -> Self {
-        if status <= 999 {
-            self.bits[(status / 64) as usize] &= !(1 << (status % 64));
+    ///
+    /// # Errors
+    /// As [`with`](Self::with): a code outside 100–999 is a mistake, not a no-op.
+    pub fn without(mut self, status: u16) -> Result<Self, ConfigError> {
+        Self::check(status)?;
+        self.bits[(status / 64) as usize] &= !(1 << (status % 64));
+        Ok(self)
+    }
+
+    fn check(status: u16) -> Result<(), ConfigError> {
+        match status {
+            100..=999 => Ok(()),
+            _ => Err(ConfigError::invalid("status", status, VALID)),
         }
+    }
+
+    /// Adds a code already known to be in 100–999.
+    const fn insert(mut self, status: u16) -> Self {
+        self.bits[(status / 64) as usize] |= 1 << (status % 64);
         self
     }
 
@@ -74,7 +104,7 @@ impl FromStr for RetryableStatuses {
             };
             match (lo, hi) {
                 (Some(lo), Some(hi)) if lo <= hi => {
-                    set = (lo..=hi).fold(set, |s, c| s.with(c));
+                    set = (lo..=hi).fold(set, Self::insert);
                 }
                 _ => return Err(ConfigError::invalid("statuses", part, EXPECTED)),
             }
@@ -108,6 +138,19 @@ mod tests {
             let err = bad.parse::<RetryableStatuses>().unwrap_err().to_string();
             assert!(err.contains("statuses"), "{bad}: {err}");
         }
+    }
+
+    /// `with(1000)` is refused with an error naming the field and the range, not dropped.
+    #[test]
+    fn out_of_range_codes_are_refused() {
+        for bad in [0, 99, 1000, u16::MAX] {
+            let err = RetryableStatuses::empty().with(bad).unwrap_err().to_string();
+            assert_eq!(err, format!("invalid `status` = {bad}: must be an HTTP status code in 100-999"));
+            assert!(RetryableStatuses::default().without(bad).is_err());
+        }
+        let s = RetryableStatuses::of([429, 503]).unwrap().without(503).unwrap();
+        assert_eq!(s.iter().collect::<Vec<_>>(), [429]);
+        assert!(RetryableStatuses::of([429, 1000]).is_err());
     }
 
     #[test]

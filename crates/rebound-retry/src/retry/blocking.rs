@@ -2,8 +2,9 @@
 
 use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
+use super::operation::Operation;
 use super::outcome::{Failure, Outcome, RetryError};
-use super::{Blocking, Retry};
+use super::{Blocking, Last, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Sleeper};
 use std::time::Duration;
@@ -11,7 +12,7 @@ use std::time::Duration;
 impl<B, F, P, H, N, S, C, M, X, T, E> Retry<Blocking, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
-    F: FnMut() -> Result<T, E>,
+    F: Operation<Blocking, Ok = T, Err = E, Attempt = Result<T, E>>,
     P: Predicate<E>,
     H: HintFn<E>,
     N: Notify<E>,
@@ -39,35 +40,42 @@ where
         #[cfg(feature = "tracing")]
         let _span = crate::observe::call_span().entered();
         let mut run = self.start();
-        // The last failure, kept across the wait so that a guard rejecting the retry returns it.
-        let mut last: Option<Failure<E>> = None;
+        // The last answer, kept across the wait so that a guard rejecting the retry returns it.
+        let mut last: Last<T, E> = Last::Nothing;
         loop {
             match self.admission(&mut run) {
                 Ok(None) => {}
                 Ok(Some(wait)) => self.sleeper.sleep(wait),
-                Err(reason) => return Err(run.error(reason, last)),
+                Err(reason) => return run.stop(reason, last),
             }
             loop {
                 match self.circuit(&mut run) {
                     Ok(None) => break,
                     Ok(Some(wait)) => self.sleeper.sleep(wait),
-                    Err(reason) => return Err(run.error(reason, last)),
+                    Err(reason) => return run.stop(reason, last),
                 }
             }
             run.attempts += 1;
             crate::observe::attempt();
             self.metrics.on_attempt();
-            match (self.op)() {
+            match self.op.attempt() {
+                Ok(value) if self.op.retry_value(&value) => match self.after_value(&mut run) {
+                    Ok(delay) => {
+                        last = Last::Value(value);
+                        self.sleeper.sleep(Duration::from_nanos(delay));
+                    }
+                    Err(reason) => return run.stop(reason, Last::Value(value)),
+                },
                 Ok(value) => {
                     self.after_success(&mut run);
                     self.metrics.on_success(run.attempts);
-                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept() });
+                    return Ok(Outcome { value, attempts: run.attempts, slept: run.slept(), gave_up: None });
                 }
                 Err(e) => {
                     let failure = Failure::Error(e);
                     match self.after_failure(&mut run, &failure) {
                         Ok(delay) => {
-                            last = Some(failure);
+                            last = Last::Failed(failure);
                             self.sleeper.sleep(Duration::from_nanos(delay));
                         }
                         Err(reason) => return Err(run.error(reason, Some(failure))),

@@ -1,5 +1,7 @@
 //! The executor's setters: hooks (each changes a type parameter), limits and guards.
 
+use super::hooks::Predicate;
+use super::operation::{IfOk, Operation};
 use super::Retry;
 use crate::budget::RetryBudget;
 use crate::throttle::Throttle;
@@ -14,7 +16,7 @@ macro_rules! with_field {
         Retry {
             kind: PhantomData,
             backoff: $s.backoff,
-            op: $s.op,
+            op: pick!(op $set $v, $s.op),
             when: pick!(when $set $v, $s.when),
             hint: pick!(hint $set $v, $s.hint),
             notify: pick!(notify $set $v, $s.notify),
@@ -30,6 +32,9 @@ macro_rules! with_field {
 
 /// `$v` for the field being set, `$old` for the others (see `with_field`).
 macro_rules! pick {
+    (op op $v:expr, $old:expr) => {
+        $v
+    };
     (when when $v:expr, $old:expr) => {
         $v
     };
@@ -56,23 +61,83 @@ macro_rules! pick {
     };
 }
 
-impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
-    /// Sets the retry predicate: only errors for which it returns `true` are retried; others
-    /// are permanent and return at once.
-    pub fn when<P2>(self, when: P2) -> Retry<K, B, F, P2, H, N, S, C, M, X> {
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X>
+where
+    F: Operation<K>,
+{
+    /// Sets the retry predicate, a closure `FnMut(&E) -> bool` over the operation's error:
+    /// only errors for which it returns `true` are retried; others are permanent and return at
+    /// once. The closure's argument type is inferred: `.when(|e| e.kind() == TimedOut)`.
+    /// For a [`Predicate`] that is not a closure (e.g. [`crate::budget::grpc_retry_on`]) use
+    /// [`predicate`](Self::predicate).
+    pub fn when<P2>(self, when: P2) -> Retry<K, B, F, P2, H, N, S, C, M, X>
+    where
+        P2: FnMut(&F::Err) -> bool,
+    {
         with_field!(self, when: when)
     }
 
-    /// Sets how to read a server's wait hint (e.g. Retry-After) from an error.
-    pub fn hint<H2>(self, hint: H2) -> Retry<K, B, F, P, H2, N, S, C, M, X> {
+    /// Sets the retry predicate from any [`Predicate`] over the operation's error (one that
+    /// may also [count a permanent error as a failure](Predicate::counts_as_failure), as
+    /// [`crate::budget::grpc_retry_on`] does). For a closure, [`when`](Self::when) infers its
+    /// argument type.
+    pub fn predicate<P2>(self, predicate: P2) -> Retry<K, B, F, P2, H, N, S, C, M, X>
+    where
+        P2: Predicate<F::Err>,
+    {
+        with_field!(self, when: predicate)
+    }
+
+    /// Sets how to read a server's wait hint (e.g. Retry-After) from an error: a closure
+    /// `FnMut(&E) -> Option<Duration>`, its argument type inferred.
+    pub fn hint<H2>(self, hint: H2) -> Retry<K, B, F, P, H2, N, S, C, M, X>
+    where
+        H2: FnMut(&F::Err) -> Option<Duration>,
+    {
         with_field!(self, hint: hint)
     }
 
-    /// Sets a hook called before each retry with a [`RetryEvent`](crate::RetryEvent).
-    pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M, X> {
+    /// Sets a hook called before each retry after an error or a timeout with a
+    /// [`RetryEvent`](crate::RetryEvent): a closure `FnMut(&RetryEvent<'_, E>)`. (A retry of an
+    /// `Ok` value that [`retry_if_ok`](Self::retry_if_ok) sent back is counted in the metrics,
+    /// not notified: there is no failure to show.)
+    pub fn notify<N2>(self, notify: N2) -> Retry<K, B, F, P, H, N2, S, C, M, X>
+    where
+        N2: FnMut(&crate::RetryEvent<'_, F::Err>),
+    {
         with_field!(self, notify: notify)
     }
 
+    /// Sets how a retryable error is classified for the retry budget ([`RetryCause`](crate::budget::RetryCause)): e.g.
+    /// [`crate::http::classify_status`] makes a 429 a [`RetryCause::Throttling`](crate::budget::RetryCause::Throttling), which the
+    /// 2026 AWS retry quota charges 5 instead of 14. A closure `FnMut(&E) -> RetryCause`, its
+    /// argument type inferred. Timeouts are always [`RetryCause::Timeout`](crate::budget::RetryCause::Timeout).
+    pub fn classify<X2>(self, classify: X2) -> Retry<K, B, F, P, H, N, S, C, M, X2>
+    where
+        X2: FnMut(&F::Err) -> crate::budget::RetryCause,
+    {
+        with_field!(self, classify: classify)
+    }
+
+    /// Retries a successful attempt for whose value `retry_value` returns `true`, as if it had
+    /// failed with a retryable error: e.g. a job still `Pending`, an empty page, a 503 carried in an `Ok`.
+    /// The backoff, deadline, budget and breaker apply as to errors. When the retries stop on
+    /// such a value, the call still returns it (`Ok`), and
+    /// [`call_outcome`](Self::call_outcome)'s [`Outcome::gave_up`](crate::Outcome::gave_up)
+    /// says why it stopped. A closure `FnMut(&T) -> bool`, its argument type inferred.
+    #[allow(
+        clippy::type_complexity,
+        reason = "the executor's own type with one parameter changed, as every setter returns"
+    )]
+    pub fn retry_if_ok<Q>(self, retry_value: Q) -> Retry<K, B, IfOk<F, Q>, P, H, N, S, C, M, X>
+    where
+        Q: FnMut(&F::Ok) -> bool,
+    {
+        with_field!(self, op: IfOk::new(self.op, retry_value))
+    }
+}
+
+impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// Sets how to wait ([`crate::Sleeper`] for blocking, [`crate::AsyncSleeper`] for async).
     pub fn sleeper<S2>(self, sleeper: S2) -> Retry<K, B, F, P, H, N, S2, C, M, X> {
         with_field!(self, sleeper: sleeper)
@@ -86,14 +151,6 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// Sets where attempts, retries and waits are counted.
     pub fn metrics<M2>(self, metrics: M2) -> Retry<K, B, F, P, H, N, S, C, M2, X> {
         with_field!(self, metrics: metrics)
-    }
-
-    /// Sets how a retryable error is classified for the retry budget ([`RetryCause`](crate::budget::RetryCause)): e.g.
-    /// [`crate::http::classify_status`] makes a 429 a [`RetryCause::Throttling`](crate::budget::RetryCause::Throttling), which the
-    /// 2026 AWS retry quota charges 5 instead of 14. A closure `FnMut(&E) -> RetryCause` or any
-    /// [`Classify`](crate::Classify). Timeouts are always [`RetryCause::Timeout`](crate::budget::RetryCause::Timeout).
-    pub fn classify<X2>(self, classify: X2) -> Retry<K, B, F, P, H, N, S, C, M, X2> {
-        with_field!(self, classify: classify)
     }
 
     /// Sets the overall deadline: the operation, attempts and waits together, takes at most

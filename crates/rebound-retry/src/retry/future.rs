@@ -2,8 +2,9 @@
 
 use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
+use super::operation::Operation;
 use super::outcome::{Failure, GiveUp, Outcome, RetryError};
-use super::{Async, Retry};
+use super::{Async, Last, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
 use crate::http::Pacer;
@@ -44,7 +45,7 @@ impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
 impl<B, F, Fut, P, H, N, S, C, M, X, T, E> Retry<Async, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
-    F: FnMut() -> Fut,
+    F: Operation<Async, Ok = T, Err = E, Attempt = Fut>,
     Fut: Future<Output = Result<T, E>>,
     P: Predicate<E>,
     H: HintFn<E>,
@@ -84,23 +85,23 @@ where
             let mut run = self.start();
             // The last failure, kept across the wait so that a guard rejecting the retry (or a
             // pacing wait past the deadline) returns it.
-            let mut last: Option<Failure<E>> = None;
+            let mut last: Last<T, E> = Last::Nothing;
             loop {
                 match self.admission(&mut run) {
                     Ok(None) => {}
                     Ok(Some(wait)) => self.sleeper.sleep(wait).await,
-                    Err(reason) => return Err(run.error(reason, last)),
+                    Err(reason) => return run.stop(reason, last).map(finish),
                 }
                 match self.pacing(&mut run) {
                     Ok(None) => {}
                     Ok(Some(wait)) => self.sleeper.sleep(wait).await,
-                    Err(reason) => return Err(run.error(reason, last)),
+                    Err(reason) => return run.stop(reason, last).map(finish),
                 }
                 loop {
                     match self.circuit(&mut run) {
                         Ok(None) => break,
                         Ok(Some(wait)) => self.sleeper.sleep(wait).await,
-                        Err(reason) => return Err(run.error(reason, last)),
+                        Err(reason) => return run.stop(reason, last).map(finish),
                     }
                 }
                 run.attempts += 1;
@@ -108,14 +109,24 @@ where
                 self.metrics.on_attempt();
                 let limit = self.attempt_limit(&run);
                 let result = match limit {
-                    None => Ok((self.op)().await),
-                    Some(limit) => tokio::time::timeout(limit, (self.op)()).await.map_err(|_| limit),
+                    None => Ok(self.op.attempt().await),
+                    Some(limit) => tokio::time::timeout(limit, self.op.attempt()).await.map_err(|_| limit),
                 };
                 let failure = match result {
+                    Ok(Ok(value)) if self.op.retry_value(&value) => match self.after_value(&mut run) {
+                        Ok(delay) => {
+                            last = Last::Value(value);
+                            self.sleeper.sleep(Duration::from_nanos(delay)).await;
+                            continue;
+                        }
+                        Err(reason) => return run.stop(reason, Last::Value(value)).map(finish),
+                    },
                     Ok(Ok(value)) => {
                         self.after_success(&mut run);
                         self.metrics.on_success(run.attempts);
-                        return Ok(finish(Outcome { value, attempts: run.attempts, slept: run.slept() }));
+                        let outcome =
+                            Outcome { value, attempts: run.attempts, slept: run.slept(), gave_up: None };
+                        return Ok(finish(outcome));
                     }
                     Ok(Err(e)) => Failure::Error(e),
                     Err(limit) => Failure::TimedOut(limit),
@@ -125,7 +136,7 @@ where
                         // Only a guard can stop the next attempt before it runs: without one the
                         // failure is not kept (nor its resources held) across the wait.
                         if self.guard.is_some() {
-                            last = Some(failure);
+                            last = Last::Failed(failure);
                         }
                         self.sleeper.sleep(Duration::from_nanos(delay)).await;
                     }

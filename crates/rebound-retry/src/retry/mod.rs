@@ -54,9 +54,11 @@ mod circuit;
 mod future;
 mod hooks;
 pub(crate) mod metrics;
+mod operation;
 pub(crate) mod outcome;
 
 pub use hooks::{AlwaysRetry, Classify, HintFn, NoClassify, NoHint, NoNotify, Notify, Predicate};
+pub use operation::{IfOk, Operation};
 
 use crate::backoff::Backoff;
 use crate::breaker::{BreakerPermit, CircuitBreaker};
@@ -64,7 +66,7 @@ use crate::budget::{RetryBudget, RetryCause};
 use crate::clock::{SystemClock, ThreadSleeper};
 use crate::throttle::{Admission, Throttle};
 use metrics::{Metrics, NoMetrics};
-use outcome::{Failure, GiveUp, RetryError, RetryEvent};
+use outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -212,6 +214,14 @@ struct Run {
     retried: Option<RetryCause>,
 }
 
+/// The last attempt's answer, kept across a wait so that a guard stopping the next attempt
+/// returns it: a failure, or a value [`Retry::retry_if_ok`] sent back.
+enum Last<T, E> {
+    Nothing,
+    Failed(Failure<E>),
+    Value(T),
+}
+
 impl Run {
     /// The final error: `last` is the last attempt's failure, `None` if no attempt ran (a
     /// guard rejected the first one), which gives [`Failure::Rejected`]. A guard that rejects a
@@ -224,6 +234,19 @@ impl Run {
             last: last.unwrap_or(Failure::Rejected),
             attempts: self.attempts,
             slept: self.slept(),
+        }
+    }
+
+    /// The call's result when it stops for `reason` after `last`: the value `retry_if_ok`
+    /// sent back (returned, with the reason in [`Outcome::gave_up`]), or a [`RetryError`].
+    #[cold]
+    fn stop<T, E>(&self, reason: GiveUp, last: Last<T, E>) -> Result<Outcome<T>, RetryError<E>> {
+        match last {
+            Last::Value(value) => {
+                Ok(Outcome { value, attempts: self.attempts, slept: self.slept(), gave_up: Some(reason) })
+            }
+            Last::Failed(failure) => Err(self.error(reason, Some(failure))),
+            Last::Nothing => Err(self.error(reason, None)),
         }
     }
 
@@ -354,6 +377,31 @@ where
             Ok(delay) => {
                 let wait = Duration::from_nanos(delay);
                 self.notify.notify(&RetryEvent { attempt: run.attempts, failure, delay: wait, hint });
+                crate::observe::retry(run.attempts, wait, cause);
+                self.metrics.on_retry(wait);
+                run.slept = run.slept.saturating_add(delay);
+                run.retried = Some(cause);
+                Ok(delay)
+            }
+            Err(reason) => Err(self.give_up(run, reason)),
+        }
+    }
+
+    /// After a successful attempt whose value the [`retry_if_ok`](Retry::retry_if_ok)
+    /// predicate sent back: the wait before the next attempt in nanoseconds, or why to stop
+    /// (already reported). The retry is charged to the budget like an error's (it is load all
+    /// the same); the breaker's permit is released, since the dependency did answer.
+    fn after_value(&mut self, run: &mut Run) -> Result<u64, GiveUp> {
+        self.breaker_outcome(None);
+        let cause = RetryCause::Error;
+        let elapsed = run.elapsed(&self.clock);
+        let decision = match self.decide(true, None, elapsed) {
+            Ok(delay) => self.guarded(cause, true, true).map(|()| delay),
+            Err(reason) => self.guarded(cause, true, false).and(Err(reason)),
+        };
+        match decision {
+            Ok(delay) => {
+                let wait = Duration::from_nanos(delay);
                 crate::observe::retry(run.attempts, wait, cause);
                 self.metrics.on_retry(wait);
                 run.slept = run.slept.saturating_add(delay);

@@ -123,6 +123,13 @@ impl<E> RetryError<E> {
     pub fn error(&self) -> Option<&E> {
         self.last.error()
     }
+
+    /// The operation's last error: `None` when the last attempt timed out, or when no attempt
+    /// ran (a throttle or an open breaker rejected the first). The same as
+    /// [`into_error`](Self::into_error), under the name `std` uses for unwrapping.
+    pub fn into_inner(self) -> Option<E> {
+        self.into_error()
+    }
 }
 
 impl<E: fmt::Display> fmt::Display for RetryError<E> {
@@ -138,11 +145,12 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
     }
 }
 
-impl<E: std::error::Error + 'static> std::error::Error for RetryError<E> {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.error().map(|e| e as &(dyn std::error::Error + 'static))
-    }
-}
+/// Any error type that prints (`&str` and `String` included) makes a `RetryError` a
+/// `std::error::Error`, so `?` turns it into a `Box<dyn Error>` or an `anyhow::Error`. Its
+/// message already ends with the last error's, so `source()` is `None` (the Rust API
+/// guidelines: an error either shows its cause or returns it as its source, not both); the
+/// error itself is [`error()`](RetryError::error) / [`into_inner()`](RetryError::into_inner).
+impl<E: fmt::Debug + fmt::Display> std::error::Error for RetryError<E> {}
 
 /// A successful result with its report.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -153,6 +161,10 @@ pub struct Outcome<T> {
     pub attempts: u64,
     /// Total time slept between attempts.
     pub slept: Duration,
+    /// `None` when the value is a success. `Some(reason)` when it is a value the
+    /// [`retry_if_ok`](crate::Retry::retry_if_ok) predicate wanted retried and the retries
+    /// stopped (the policy ran out, the deadline, the budget, …): why.
+    pub gave_up: Option<GiveUp>,
 }
 
 /// What the notify hook sees before each retry.

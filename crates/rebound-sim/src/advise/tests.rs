@@ -52,7 +52,7 @@ fn inputs_at_the_bounds_give_valid_specs_and_scenarios() {
             capacity: 1e5,
             ..readme()
         },
-        Inputs { clients: 10_000_000, rate: 9e5, capacity: 1e7, p99: Duration::from_millis(1), ..readme() },
+        Inputs { clients: 1_000_000, rate: 9e4, capacity: 1e6, p99: Duration::from_millis(1), ..readme() },
         Inputs { clients: 1, rate: 1.0 / DAY_S, capacity: 1.0, ..readme() },
         Inputs { clients: 10_000_000, rate: 1000.0, capacity: 1000.0 + 2e7 / DAY_S * 1.0001, ..readme() },
     ];
@@ -64,4 +64,15 @@ fn inputs_at_the_bounds_give_valid_specs_and_scenarios() {
         }
         scenario(&i).validate().unwrap_or_else(|e| panic!("{i:?}: {e}"));
     }
+}
+
+/// Ten million clients offering 900,000 requests/s, retried every 100 ms by the fixed policy
+/// the advisor compares against while the service is paused: about 1.6e10 attempts, past the
+/// simulator's bound on events (issue 24): refused, naming the bound, before any run.
+#[test]
+fn inputs_whose_storm_would_cost_too_much_are_refused_before_any_run() {
+    let i =
+        Inputs { clients: 10_000_000, rate: 9e5, capacity: 1e7, p99: Duration::from_millis(1), ..readme() };
+    let e = advise(&i, |_, _| unreachable!("no run")).unwrap_err();
+    assert!(e.message.contains("events") && e.message.contains("at most 1e10"), "{e}");
 }

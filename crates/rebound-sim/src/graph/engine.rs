@@ -7,6 +7,7 @@ use crate::queue::{nanos, EventQueue, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::{OutageKind, Scenario};
+use crate::stop::{RunError, Stop, POLL_EVERY};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::Exp;
@@ -88,7 +89,31 @@ pub fn run_measured(
     until: Until,
     from: std::time::Duration,
 ) -> (crate::StormReport, Measured) {
-    let mut e = Engine::new(scenario, spec);
+    match run_stoppable(scenario, spec, until, from, &Stop::new()) {
+        Ok(r) => r,
+        Err(e) => unreachable!("a stop never cancelled, with no deadline and no caps, fired: {e}"),
+    }
+}
+
+/// [`run_measured`], polling `stop` every [`POLL_EVERY`](crate::stop::POLL_EVERY) events (and
+/// checking its memory cap against the workers' state before allocating it).
+///
+/// # Errors
+/// The [`RunError`] that stopped the run: cancelled, past its deadline, its events or its
+/// memory cap.
+pub fn run_stoppable(
+    scenario: &Scenario,
+    spec: &Spec,
+    until: Until,
+    from: std::time::Duration,
+    stop: &Stop,
+) -> Result<(crate::StormReport, Measured), RunError> {
+    let topo = Topology::new(scenario).expect("a validated scenario has a valid topology");
+    let fixed = crate::cost::static_bytes(scenario, &topo) as u64;
+    if fixed > stop.max_bytes() {
+        return Err(RunError::Memory { cap: stop.max_bytes(), held: fixed });
+    }
+    let mut e = Engine::new(scenario, spec, topo);
     e.measure_from = nanos(from);
     let end = nanos(scenario.duration);
     let outage_over = match scenario.outage.kind {
@@ -107,6 +132,9 @@ pub fn run_measured(
         e.dispatch(t, ev);
         let c = e.svcs[entry].in_flight();
         e.rec.concurrency(t, c);
+        if e.q.popped() % POLL_EVERY == 0 {
+            stop.check(e.q.popped(), fixed + e.held_bytes())?;
+        }
         if until == Until::Decided && t >= next_check {
             if let SvcKind::S5(server) = &mut e.svcs[entry].kind {
                 if server.past_saving(end) {
@@ -118,12 +146,11 @@ pub fn run_measured(
     }
     e.advance(end);
     let measured = e.measured;
-    (e.finish(spec), measured)
+    Ok((e.finish(spec), measured))
 }
 
 impl<'a> Engine<'a> {
-    fn new(sc: &'a Scenario, spec: &Spec) -> Engine<'a> {
-        let topo = Topology::new(sc).expect("a validated scenario has a valid topology");
+    fn new(sc: &'a Scenario, spec: &Spec, topo: Topology) -> Engine<'a> {
         let open = sc.clients.rate.map(|r| {
             let rng = SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 8192));
             super::load::OpenLoop::new(sc.clients.arrivals, r.per_s, rng)
@@ -190,6 +217,16 @@ impl<'a> Engine<'a> {
             e.q.push(nanos(sc.outage.end), Ev::OutageEnd);
         }
         e
+    }
+
+    /// Bytes held by what grows during a run: users, requests held, pending events (counted
+    /// with the sizes [`crate::cost`] states).
+    fn held_bytes(&self) -> u64 {
+        let jobs: usize = self.svcs.iter().map(|s| s.jobs.len() + s.held.len()).sum();
+        let n = self.users.len() as f64 * crate::cost::USER_BYTES
+            + jobs as f64 * crate::cost::JOB_BYTES
+            + self.q.len() as f64 * 24.0;
+        n as u64
     }
 
     #[inline]

@@ -99,7 +99,7 @@ pub use config::{
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
 pub use defense::ShedBy;
-pub use engine::{run, run_measured, Measured, Until};
+pub use engine::{run, run_measured, run_stoppable, Measured, Until};
 pub use network::Link;
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};
 pub use topology::{Edge, Node, Topology};

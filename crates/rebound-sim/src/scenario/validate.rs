@@ -20,7 +20,12 @@ pub enum ScenarioError {
     /// The TOML could not be read: syntax, an unknown key or a value of the wrong type. The
     /// message names the key and the line.
     Toml(String),
+    /// The run would pass a bound of [`crate::cost`]: the estimate, the bound and the keys
+    /// that drive it.
+    TooCostly(crate::cost::Exceeded),
 }
+
+impl Eq for crate::cost::Exceeded {}
 
 impl std::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -29,6 +34,7 @@ impl std::fmt::Display for ScenarioError {
                 write!(f, "invalid `{field}` = {value}: must be {expected}")
             }
             ScenarioError::Toml(m) => write!(f, "bad scenario: {m}"),
+            ScenarioError::TooCostly(e) => write!(f, "the run would cost too much: {e}"),
         }
     }
 }
@@ -49,7 +55,8 @@ impl Scenario {
     /// every duration at most a day, `server.tick` at least 1 ms, at most
     /// [`MAX_OFFERED_RATE`](crate::MAX_OFFERED_RATE) requests/s offered, `status_interval` at
     /// most the run, an outage from at least 1 s into the run to at most its end, and policies
-    /// that pass [`check_policy`](crate::check_policy).
+    /// that pass [`check_policy`](crate::check_policy), and a cost within
+    /// [`cost::CLI`](crate::cost::CLI).
     ///
     /// # Errors
     /// [`ScenarioError::Invalid`] naming the first field out of range.
@@ -105,7 +112,7 @@ impl Scenario {
             return Err(invalid("verdict.threshold", v.threshold, "a number in (0, 1]"));
         }
         crate::bounds::check(self)?;
-        crate::graph::Topology::new(self).map(|_| ())
+        crate::cost::check(self, &crate::cost::CLI).map(|_| ())
     }
 }
 

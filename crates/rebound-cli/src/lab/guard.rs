@@ -1,0 +1,175 @@
+//! The lab serves its own page only.
+//!
+//! The lab has no authentication: anything that can make a request to it can start runs. A
+//! browser will make such requests for any web page the user visits — a cross-site `POST` with
+//! `text/plain` needs no preflight, and a DNS name rebound to 127.0.0.1 makes the lab look
+//! same-origin. So every request passes these rules before it reaches a route:
+//!
+//! - **`Host`** must name the lab's own listen address: its IP literal, `127.0.0.1`, `[::1]` or
+//!   `localhost`, with its port (a rebound DNS name carries the attacker's name: 403).
+//! - **`Origin`**, when sent, must be `http://` + such a host (a foreign page's origin: 403).
+//! - **`POST`** bodies must be `Content-Type: application/json` (415 otherwise: a cross-site
+//!   form or `text/plain` request cannot send that without a CORS preflight, which the lab
+//!   never answers), at most [`MAX_BODY`] bytes (413), and arrive within [`BODY_TIMEOUT`] (408).
+//!
+//! Refusals are JSON `{"error": ...}` like every other API error. Headers themselves must
+//! arrive within [`super::serve::HEADER_TIMEOUT`].
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use serde_json::json;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The largest request body the lab reads: 1 MiB (a scenario's TOML is a few KiB).
+pub const MAX_BODY: usize = 1 << 20;
+
+/// How long a request body may take to arrive once its headers have: 10 s.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Who may talk to the lab: the address it listens on.
+#[derive(Debug, Clone, Copy)]
+pub struct Allowed {
+    /// The bound address (its real port, not 0).
+    pub local: SocketAddr,
+}
+
+impl Allowed {
+    /// Whether a `Host` header value names this lab.
+    fn host(&self, host: &str) -> bool {
+        let port = self.local.port();
+        let host = host.trim().to_ascii_lowercase();
+        if host == format!("localhost:{port}") || (port == 80 && host == "localhost") {
+            return true;
+        }
+        // Browsers leave out port 80.
+        let with_port = if port == 80 && (host.ends_with(']') || !host.contains(':')) {
+            format!("{host}:80")
+        } else {
+            host
+        };
+        with_port.parse::<SocketAddr>().is_ok_and(|a| {
+            a.port() == port
+                && (a.ip() == self.local.ip() || a.ip().is_loopback() || self.local.ip().is_unspecified())
+        })
+    }
+
+    /// Whether an `Origin` header value is this lab's own page.
+    fn origin(&self, origin: &str) -> bool {
+        origin.strip_prefix("http://").is_some_and(|h| self.host(h))
+    }
+
+    /// The refusal of a request with these headers, if any.
+    fn refusal(&self, method: &Method, headers: &HeaderMap) -> Option<Response> {
+        let value = |name| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
+        match value(header::HOST) {
+            Some(h) if self.host(h) => {}
+            h => {
+                return Some(error(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "Host {}: the lab answers only requests to its own address ({}, localhost or 127.0.0.1 with port {})",
+                        h.unwrap_or("(none)"),
+                        self.local,
+                        self.local.port()
+                    ),
+                ))
+            }
+        }
+        if let Some(o) = value(header::ORIGIN).filter(|o| !self.origin(o)) {
+            return Some(error(
+                StatusCode::FORBIDDEN,
+                format!("Origin {o}: the lab answers only its own page (http://{})", self.local),
+            ));
+        }
+        let json = value(header::CONTENT_TYPE)
+            .and_then(|t| t.split(';').next())
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+        if *method != Method::GET && *method != Method::HEAD && !json {
+            return Some(error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Type {}: the API takes application/json only",
+                    value(header::CONTENT_TYPE).unwrap_or("(none)")
+                ),
+            ));
+        }
+        None
+    }
+}
+
+/// An API error as JSON.
+pub fn error(status: StatusCode, message: String) -> Response {
+    let mut r = Response::new(Body::from(json!({ "error": message }).to_string()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    r
+}
+
+/// The middleware: the rules above, then the body read in full (bounded in size and time)
+/// before the route sees it.
+pub async fn guard(State(allowed): State<Arc<Allowed>>, req: Request, next: Next) -> Response {
+    if let Some(refusal) = allowed.refusal(req.method(), req.headers()) {
+        return refusal;
+    }
+    if req.method() == Method::GET || req.method() == Method::HEAD {
+        return next.run(req).await;
+    }
+    let (parts, body) = req.into_parts();
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY));
+    let bytes: Bytes = match read.await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) if is_too_long(&e) => {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body is over {} KiB, the lab's bound", MAX_BODY >> 10),
+            )
+        }
+        Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, format!("cannot read the request body: {e}")),
+        Err(_) => {
+            return error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the request body did not arrive within {} s", BODY_TIMEOUT.as_secs()),
+            )
+        }
+    };
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+/// Whether reading a body failed on its length bound.
+fn is_too_long(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_and_origins() {
+        let a = Allowed { local: "127.0.0.1:8090".parse().unwrap() };
+        for ok in ["127.0.0.1:8090", "localhost:8090", "LOCALHOST:8090", "[::1]:8090", "127.0.0.2:8090"] {
+            assert!(a.host(ok), "{ok}");
+        }
+        for bad in ["evil.example:8090", "127.0.0.1:8091", "127.0.0.1", "localhost", "", "10.0.0.1:8090"] {
+            assert!(!a.host(bad), "{bad}");
+        }
+        assert!(a.origin("http://127.0.0.1:8090") && a.origin("http://localhost:8090"));
+        for bad in ["https://evil.example", "null", "http://evil.example:8090", "https://127.0.0.1:8090"] {
+            assert!(!a.origin(bad), "{bad}");
+        }
+        let any = Allowed { local: "0.0.0.0:80".parse().unwrap() };
+        assert!(any.host("192.168.1.5") && any.host("localhost") && !any.host("rebind.example"));
+    }
+}

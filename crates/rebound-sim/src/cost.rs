@@ -1,0 +1,164 @@
+//! What a run will cost, estimated from its scenario before it starts, and the bounds it must
+//! keep (issue 24).
+//!
+//! Why: every field of a scenario can be in its range and the run still take hours or more
+//! memory than the machine has — five services each calling the next 16 times with three
+//! retries make 16.7 million calls per user request; a closed loop with no think time against a
+//! 1 ns service makes a billion requests a simulated second. So [`Scenario::validate`] also
+//! estimates the run's work and memory from the scenario alone and refuses it past a bound,
+//! naming the bound, the estimate and the keys that drive it. The bounds are the constants of
+//! [`Limits`]: [`CLI`] for `rebound` commands, the lower [`LAB`] for `rebound lab`.
+//!
+//! ## The model
+//! - **Attempts per call** (`service.call.policy`, the users' policy): one, plus every retry
+//!   the policy allows at its nominal delays (`max-retries`, or as many waits as fit in
+//!   `max-elapsed` and in the run — for a call, in the users' `clients.timeout`, after which
+//!   the user request is abandoned), times the hedge copies (`hedge=…:MAX`).
+//! - **Calls per user request**: through the graph, a service serving one request makes each
+//!   of its calls with every attempt its policy allows, and each attempt is a request of the
+//!   callee: `W(s) = 1 + Σ calls (attempts × W(callee))`, times the users' own attempts.
+//! - **User requests**: open loop `rate × duration`; closed loop `count × duration / (think +
+//!   service times along the entry's calls)`; the **offered rate** is that per second.
+//! - **Attempts**: user requests × calls per request, at most the users' attempts plus what
+//!   the workers can make (one call at a time each, an attempt lasting at least the shorter of
+//!   the callee's service times and the policy's first wait); and a closed-loop user has one attempt
+//!   out at a time: at most one per cycle (`think` + service times) if requests succeed, or
+//!   the policy's attempts per failed request over the time that request takes (its waits, its
+//!   timeouts unless failures come at once, `give_up_pause`, `think`) — the larger.
+//! - **Events**: [`EVENTS_PER_ATTEMPT`] per attempt, plus S5's ticks (each attempt in an `s5`
+//!   service ticks every `server.tick` for `server.min_delay`).
+//! - **Memory**: per user [`USER_BYTES`] (open loop: the users alive at once, `rate` × a
+//!   request's longest life), per worker [`WORKER_BYTES`] plus [`CALL_BYTES`] for each of its
+//!   calls' retry state, per request held [`JOB_BYTES`], per service and second
+//!   [`SECOND_BYTES`].
+//!
+//! S5's storms with fixed-interval retries keep abandoned requests past their timeouts and tick
+//! them on (the default storm's `constant:base=100ms` makes 80× the events estimated); the
+//! run's own caps ([`crate::Stop`]: the bound on events, memory and, in the lab, wall-clock
+//! time) bound those inside the run.
+
+use crate::graph::{ServiceTime, Topology};
+use crate::scenario::{Scenario, ScenarioError};
+use rebound_retry::Spec;
+use std::time::Duration;
+
+mod estimate;
+pub(crate) use estimate::static_bytes;
+pub use estimate::{attempts_per_call, Estimate};
+
+/// The bounds a run must keep; see the module docs for what drives each estimate.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Limits {
+    /// Most events one policy's run may process (about 20 minutes of CPU at 8 million
+    /// events/s for [`CLI`]).
+    pub max_events: f64,
+    /// Most attempts one user request may cause through the graph, every retry taken.
+    pub max_calls_per_request: f64,
+    /// Most bytes a run may hold at once: refused past it at parse time, stopped past it
+    /// inside the run.
+    pub max_bytes: f64,
+    /// Most user requests per second the users may offer (open or closed loop).
+    pub max_offered_rate: f64,
+}
+
+/// The bounds of `rebound` commands (`storm`, `map`, `sweep`, `advise`, ...).
+pub const CLI: Limits = Limits {
+    max_events: 1e10,
+    max_calls_per_request: 1e6,
+    max_bytes: 4.0 * GIB,
+    max_offered_rate: crate::MAX_OFFERED_RATE,
+};
+
+/// The bounds of `rebound lab`, lower: one run shares the lab with others and must end in its
+/// 60 s of wall-clock time (about 3e8 events at 5 million events/s).
+pub const LAB: Limits =
+    Limits { max_events: 3e8, max_calls_per_request: 1e4, max_bytes: GIB, max_offered_rate: 1e5 };
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// How far a run may pass its estimated events: the property tests check that every accepted
+/// graph of worker services finishes within `ESTIMATE_FACTOR` × its estimate.
+pub const ESTIMATE_FACTOR: f64 = 4.0;
+
+/// Events per attempt: its service's end of work, its timeout, its retry and its answer.
+pub const EVENTS_PER_ATTEMPT: f64 = 4.0;
+/// Bytes per user: its record, its backoff state and its waiting events (issue 14: ≤ 100).
+pub const USER_BYTES: f64 = 100.0;
+/// Bytes per worker without calls: its place in the idle list and its request slot.
+pub const WORKER_BYTES: f64 = 80.0;
+/// Bytes per worker per call it makes: the call's retry state for that worker, with room.
+pub const CALL_BYTES: f64 = 32.0;
+/// Bytes per request a service holds (its slot, its events).
+pub const JOB_BYTES: f64 = 80.0;
+/// Bytes per service per simulated second (its series and latency histogram).
+pub const SECOND_BYTES: f64 = 600.0;
+
+/// A bound a scenario's estimate passes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exceeded {
+    /// What is counted, e.g. "calls per user request".
+    pub what: &'static str,
+    /// The estimate.
+    pub estimate: f64,
+    /// The bound.
+    pub bound: f64,
+    /// What drives the estimate, naming the scenario keys.
+    pub drivers: String,
+}
+
+impl std::fmt::Display for Exceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "about {:.1e} {} ({}): at most {:.0e}", self.estimate, self.what, self.drivers, self.bound)
+    }
+}
+
+/// Checks every policy's run of `sc` against `limits`: the estimate of the costliest.
+///
+/// # Errors
+/// [`ScenarioError::TooCostly`] naming the bound, the estimate and the keys.
+pub fn check(sc: &Scenario, limits: &Limits) -> Result<Estimate, ScenarioError> {
+    let topo = Topology::new(sc)?;
+    let mut worst: Option<Estimate> = None;
+    for spec in sc.policies_or_default() {
+        let e = Estimate::new(sc, &topo, &spec);
+        e.within(limits).map_err(ScenarioError::TooCostly)?;
+        if worst.as_ref().is_none_or(|w| e.events > w.events) {
+            worst = Some(e);
+        }
+    }
+    Ok(worst.expect("at least one policy"))
+}
+
+/// The mean time a request spends in service `s` and the calls it makes, first attempts only.
+fn floor(topo: &Topology, sc: &Scenario, s: usize, memo: &mut [Option<f64>]) -> f64 {
+    if let Some(v) = memo[s] {
+        return v;
+    }
+    let node = &topo.nodes[s];
+    let own = match node.time {
+        ServiceTime::S5 => sc.server.min_delay.as_secs_f64(),
+        t => t.mean().unwrap_or(Duration::ZERO).as_secs_f64(),
+    };
+    let v = own + node.calls.iter().map(|e| floor(topo, sc, e.to, memo)).sum::<f64>();
+    memo[s] = Some(v);
+    v
+}
+
+/// Attempts that reach the services per request served by `s`, with `tries(edge)` attempts per
+/// call: `W(s) = 1 + Σ tries × W(callee)`.
+fn fan_out(topo: &Topology, s: usize, tries: &dyn Fn(&Spec) -> f64, memo: &mut [Option<f64>]) -> f64 {
+    if let Some(v) = memo[s] {
+        return v;
+    }
+    let v = 1.0
+        + topo.nodes[s]
+            .calls
+            .iter()
+            .map(|e| tries(&e.policy) * fan_out(topo, e.to, tries, memo))
+            .sum::<f64>();
+    memo[s] = Some(v);
+    v
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,254 @@
+//! One policy's run of a scenario, estimated (see [the model](super)).
+
+use super::{
+    fan_out, floor, Exceeded, Limits, CALL_BYTES, EVENTS_PER_ATTEMPT, JOB_BYTES, SECOND_BYTES, USER_BYTES,
+    WORKER_BYTES,
+};
+use crate::graph::{ServiceTime, Topology};
+use crate::scenario::{BacklogFull, OutageKind, Scenario};
+use rebound_retry::Spec;
+use std::time::Duration;
+
+/// The most retries [`attempts_per_call`] counts (a policy allowing more is counted as this).
+const MAX_COUNTED: u64 = 10_000_000;
+
+/// What one policy's run of a scenario is estimated to cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// User requests per second the users offer.
+    pub offered_rate: f64,
+    /// User requests in the run.
+    pub requests: f64,
+    /// Attempts one user request may cause at every service, every retry taken.
+    pub calls_per_request: f64,
+    /// Events the run processes.
+    pub events: f64,
+    /// Peak bytes the run holds.
+    pub bytes: f64,
+    /// Of [`Estimate::bytes`], what the engine allocates before the first event (workers and
+    /// their calls' retry state, series).
+    pub static_bytes: f64,
+    rate_drivers: String,
+    calls_drivers: String,
+    events_drivers: String,
+    bytes_drivers: String,
+}
+
+/// Attempts one call (or user request) makes at most under `spec` within `horizon`: one, plus
+/// every retry the policy allows whose nominal waits fit in `horizon` (and its `max-elapsed`),
+/// times its hedge copies. A retry-forever policy with no wait counts [`MAX_COUNTED`].
+pub fn attempts_per_call(spec: &Spec, horizon: Duration) -> f64 {
+    let hedges = spec.hedge().map_or(1.0, |h| f64::from(h.max_attempts));
+    let Some(p) = spec.policy() else {
+        // Adaptive (`responsive`) retries: as if every 10 ms.
+        return hedges * (1.0 + (horizon.as_secs_f64() / 0.01).floor());
+    };
+    let horizon = p.max_elapsed().map_or(horizon, |m| m.min(horizon));
+    let limit = p.max_retries().unwrap_or(u64::MAX).min(MAX_COUNTED);
+    let (mut retries, mut waited) = (0u64, Duration::ZERO);
+    while retries < limit {
+        waited = waited.saturating_add(p.nominal_delay(retries));
+        if waited > horizon {
+            break;
+        }
+        retries += 1;
+    }
+    hedges * (1.0 + retries as f64)
+}
+
+impl Estimate {
+    /// Estimates the run of `sc` (whose services are `topo`) with users following `spec`.
+    pub fn new(sc: &Scenario, topo: &Topology, spec: &Spec) -> Estimate {
+        let d = sc.duration;
+        let secs = d.as_secs_f64();
+        let n = topo.nodes.len();
+        // A call's retries count within the users' timeout: past it the user request is
+        // abandoned (its calls' later retries are bounded by the workers, below).
+        let tries = |s: &Spec| attempts_per_call(s, sc.clients.timeout.min(d));
+        let w = fan_out(topo, topo.entry, &tries, &mut vec![None; n]);
+        let user_tries = attempts_per_call(spec, d);
+        let calls_per_request = user_tries * w;
+        let c = &sc.clients;
+        let path = floor(topo, sc, topo.entry, &mut vec![None; n]);
+        let (offered_rate, rate_drivers) = match c.rate {
+            Some(r) => (r.per_s, format!("`clients.rate` = {}/s", r.per_s)),
+            None => {
+                let cycle = c.think.as_secs_f64() + path;
+                let rate = f64::from(c.count) / cycle.max(1e-9);
+                let why = format!(
+                    "`clients.count` = {} / (`clients.think` {} + {} of `service_time` along the entry's calls)",
+                    c.count,
+                    crate::scenario::fmt(c.think),
+                    crate::scenario::fmt(Duration::from_secs_f64(path))
+                );
+                (rate, why)
+            }
+        };
+        let requests = offered_rate * secs;
+        let mut entry_attempts = requests * user_tries;
+        if c.rate.is_none() {
+            // One attempt out at a time per user.
+            entry_attempts =
+                entry_attempts.min(f64::from(c.count) * per_user(sc, topo, spec, path, user_tries));
+        }
+        let attempts = (entry_attempts * w).min(entry_attempts + worker_bound(sc, topo));
+        let s5_ticks: f64 = topo
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| node.time == ServiceTime::S5)
+            .map(|(i, _)| {
+                let share = if i == topo.entry { entry_attempts } else { attempts };
+                let residence = sc.server.min_delay.min(d).as_secs_f64();
+                share * (residence / sc.server.tick.as_secs_f64()).max(1.0)
+            })
+            .sum();
+        let events = requests + attempts * EVENTS_PER_ATTEMPT + s5_ticks;
+        let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w);
+        Estimate {
+            offered_rate,
+            requests,
+            calls_per_request,
+            events,
+            bytes,
+            static_bytes,
+            calls_drivers: describe_graph(topo, &tries, user_tries),
+            events_drivers: format!(
+                "{requests:.1e} user requests ({rate_drivers}, `duration` = {}) × up to {calls_per_request:.1e} calls each",
+                crate::scenario::fmt(d)
+            ),
+            rate_drivers,
+            bytes_drivers,
+        }
+    }
+
+    /// The first bound this estimate passes.
+    ///
+    /// # Errors
+    /// [`Exceeded`] naming it.
+    pub fn within(&self, l: &Limits) -> Result<(), Exceeded> {
+        let checks = [
+            ("user requests per second offered", self.offered_rate, l.max_offered_rate, &self.rate_drivers),
+            ("calls per user request", self.calls_per_request, l.max_calls_per_request, &self.calls_drivers),
+            ("bytes of memory", self.bytes, l.max_bytes, &self.bytes_drivers),
+            ("events", self.events, l.max_events, &self.events_drivers),
+        ];
+        for (what, estimate, bound, drivers) in checks {
+            if estimate > bound {
+                return Err(Exceeded { what, estimate, bound, drivers: drivers.clone() });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most attempts one closed-loop user makes in the run: requests that succeed at once, one
+/// attempt per cycle (`think` + service times), or requests that fail every attempt, each
+/// making the policy's attempts over its waits (plus the timeouts when no failure comes at
+/// once), then the pause after giving up and the think time.
+fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) -> f64 {
+    let c = &sc.clients;
+    let secs = sc.duration.as_secs_f64();
+    let cycle = c.think.as_secs_f64() + path;
+    let entry = &topo.nodes[topo.entry];
+    // A failure comes at once from a hard-down service, a refusing backlog, or a worker
+    // service that sheds: one paused or slowed, or offered more than its capacity.
+    let sheds = entry.time != ServiceTime::S5
+        && (matches!(sc.outage.kind, OutageKind::Pause | OutageKind::CapacityCut)
+            || f64::from(c.count) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
+    let instant =
+        sc.outage.kind == OutageKind::HardDown || sc.server.backlog_full == BacklogFull::Refuse || sheds;
+    let fail = if instant { 0.0 } else { c.timeout.as_secs_f64() };
+    let waits = spec.policy().map_or(0.01 * (tries - 1.0), |p| {
+        (0..(tries as u64).saturating_sub(1)).map(|k| p.nominal_delay(k).as_secs_f64()).sum()
+    });
+    let failing = waits + tries * fail + c.give_up_pause.as_secs_f64() + c.think.as_secs_f64();
+    let succeeding = secs / cycle.max(1e-9);
+    succeeding.max(tries * secs / failing.max(1e-9)).max(1.0)
+}
+
+/// The most attempts the services' workers can make in the run: each worker holds one call at a
+/// time, and one attempt takes at least the shorter of the callee's service times and the
+/// policy's first wait.
+fn worker_bound(sc: &Scenario, topo: &Topology) -> f64 {
+    let secs = sc.duration.as_secs_f64();
+    let mut memo = vec![None; topo.nodes.len()];
+    let mut sum = 0.0;
+    for node in &topo.nodes {
+        for e in &node.calls {
+            let hedges = e.policy.hedge().map_or(1.0, |h| f64::from(h.max_attempts));
+            let wait = e.policy.policy().map_or(0.01, |p| p.nominal_delay(0).as_secs_f64());
+            let answer = floor(topo, sc, e.to, &mut memo);
+            let each = if wait > 0.0 { wait.min(answer) } else { answer };
+            sum += f64::from(node.workers) * hedges * secs / each.max(1e-6);
+        }
+    }
+    sum
+}
+
+/// Peak bytes, static bytes, and what drives them.
+fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, String) {
+    let c = &sc.clients;
+    let d = sc.duration;
+    let users = match c.rate {
+        Some(r) => {
+            // Alive at once: the rate times a request's longest life.
+            let p = spec.policy();
+            let tries = attempts_per_call(spec, d);
+            let waits = p.map_or(d, |p| {
+                (0..tries as u64).fold(Duration::ZERO, |a, k| a.saturating_add(p.nominal_delay(k)))
+            });
+            let life = waits.saturating_add(c.timeout.saturating_mul(tries.min(1e6) as u32)).min(d);
+            r.per_s * life.as_secs_f64().max(1.0)
+        }
+        None => f64::from(c.count),
+    };
+    let (mut workers, mut held) = (0.0, 0.0);
+    for node in &topo.nodes {
+        if node.time == ServiceTime::S5 {
+            held += users * 2.0;
+            continue;
+        }
+        let k = f64::from(node.workers);
+        workers += k * node.calls.len() as f64;
+        held += (f64::from(node.queue) + k).min(users * w + k);
+    }
+    let static_bytes = static_bytes(sc, topo);
+    let bytes = static_bytes + users * USER_BYTES + held * JOB_BYTES;
+    let why = format!(
+        "{users:.1e} users ({}), {workers:.1e} worker-calls (`service.workers` × `service.call`), {held:.1e} requests held (`service.queue`)",
+        if c.rate.is_some() { "`clients.rate` × a request's life" } else { "`clients.count`" }
+    );
+    (bytes, static_bytes, why)
+}
+
+/// What the engine allocates before the first event: per worker [`WORKER_BYTES`] and
+/// [`CALL_BYTES`] per call, per service and second [`SECOND_BYTES`].
+pub(crate) fn static_bytes(sc: &Scenario, topo: &Topology) -> f64 {
+    let workers: f64 = topo
+        .nodes
+        .iter()
+        .filter(|n| n.time != ServiceTime::S5)
+        .map(|n| f64::from(n.workers) * (WORKER_BYTES + CALL_BYTES * n.calls.len() as f64))
+        .sum();
+    workers + topo.nodes.len() as f64 * sc.duration.as_secs_f64() * SECOND_BYTES
+}
+
+/// "16 calls × 4 levels with up to 4 attempts each, × 1 of the users' policy".
+fn describe_graph(topo: &Topology, tries: &dyn Fn(&Spec) -> f64, user_tries: f64) -> String {
+    fn depth(t: &Topology, s: usize, memo: &mut [Option<usize>]) -> usize {
+        if let Some(v) = memo[s] {
+            return v;
+        }
+        let v = t.nodes[s].calls.iter().map(|e| 1 + depth(t, e.to, memo)).max().unwrap_or(0);
+        memo[s] = Some(v);
+        v
+    }
+    let levels = depth(topo, topo.entry, &mut vec![None; topo.nodes.len()]);
+    let fan = topo.nodes.iter().map(|n| n.calls.len()).max().unwrap_or(0);
+    let most = topo.nodes.iter().flat_map(|n| &n.calls).map(|e| tries(&e.policy)).fold(1.0, f64::max);
+    format!(
+        "up to {fan} calls × {levels} levels with up to {most} attempts each (`service.call`, \
+         `service.call.policy`), × {user_tries} attempts of the users' policy (`policies`)"
+    )
+}

@@ -1,0 +1,68 @@
+use super::*;
+use crate::{storm, Scenario};
+
+fn graph(levels: usize, calls: usize, policy: &str, workers: u32) -> String {
+    let mut s = String::from(
+        "duration = \"1s\"\nstatus_interval = \"1s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n",
+    );
+    for i in 0..=levels {
+        s += &format!("[[service]]\nname = \"s{i}\"\nworkers = {workers}\n");
+        for _ in 0..calls.min(if i < levels { calls } else { 0 }) {
+            s += &format!("[[service.call]]\nto = \"s{}\"\npolicy = \"{policy}\"\n", i + 1);
+        }
+    }
+    s
+}
+
+/// Issue 24, item 1: five services each calling the next 16 times with 3 retries: refused,
+/// naming the bound, the estimate and the keys.
+#[test]
+fn a_fan_out_past_the_bound_is_refused_naming_it() {
+    let toml = graph(4, 16, "constant:base=10ms,max-retries=3", 64);
+    let toml = format!("policies = [\"constant:max-retries=0\"]\n{toml}");
+    let e = Scenario::from_toml(&toml).unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("calls per user request") && m.contains("at most 1e6"), "{m}");
+    assert!(m.contains("16 calls × 4 levels") && m.contains("`service.call.policy`"), "{m}");
+    assert!(m.contains("1.7e7"), "{m}");
+}
+
+/// Issue 24, item 11: a closed loop with no think time against a 1 ns service offers a
+/// billion requests a second: refused by the offered-rate bound.
+#[test]
+fn a_closed_loop_without_think_time_is_held_to_the_offered_rate() {
+    let toml = "[clients]\ncount = 1\nthink = \"0s\"\ngive_up_pause = \"1s\"\n[[service]]\nname = \"a\"\nservice_time = \"constant:1ns\"\n";
+    let m = Scenario::from_toml(toml).unwrap_err().to_string();
+    assert!(m.contains("user requests per second offered") && m.contains("`clients.think`"), "{m}");
+}
+
+#[test]
+fn the_default_scenario_fits_the_lab() {
+    let e = check(&Scenario::default(), &LAB).unwrap();
+    assert!(e.events < 1e8, "{e:?}");
+}
+
+/// Estimates against runs: printed for calibration, asserted within the stated factor.
+#[test]
+fn worker_graphs_finish_within_their_estimate() {
+    for toml in [
+        graph(2, 2, "constant:base=10ms,max-retries=3", 8),
+        graph(1, 4, "exponential:base=1ms,factor=2,max-retries=5", 2),
+    ] {
+        let mut s = Scenario::from_toml(&toml).unwrap();
+        s.clients.count = 200;
+        s.clients.think = Duration::from_millis(50);
+        s.duration = Duration::from_secs(5);
+        for spec in s.policies_or_default() {
+            let e = Estimate::new(&s, &Topology::new(&s).unwrap(), &spec);
+            let r = storm::run(&s, &spec);
+            eprintln!("{spec}: events {} estimate {:.3e}", r.events, e.events);
+            assert!(
+                (r.events as f64) <= e.events * ESTIMATE_FACTOR,
+                "{spec}: {} > {:.3e}",
+                r.events,
+                e.events
+            );
+        }
+    }
+}
