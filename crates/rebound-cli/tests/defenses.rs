@@ -1,0 +1,66 @@
+//! Defenses (issue 29) from the command line: a scenario's rate limit through `rebound storm`,
+//! with `--runs` and `--json`, and its bad values as usage errors.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const RATE_LIMIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scenarios/rate-limit.toml");
+
+fn rebound() -> Command {
+    Command::cargo_bin("rebound").unwrap()
+}
+
+/// A scenario file of its own for each use (tests run in parallel).
+fn scenario_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("rebound-defenses-{}-{name}.toml", std::process::id()));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn storm_json(name: &str, scenario: &str) -> Value {
+    let path = scenario_file(name, scenario);
+    let out = rebound().args(["storm", "--json", "--runs", "3", "--scenario"]).arg(&path).output().unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_rate_limit_sheds_with_429s_that_honouring_users_wait_out() {
+    let text = std::fs::read_to_string(RATE_LIMIT).unwrap();
+    let honour = storm_json("honour", &text);
+    let p = &honour["policies"][0];
+    let api = &p["services"][0];
+    assert_eq!(api["shed_by"]["queue_full"], 0);
+    let limited = api["shed_by"]["rate_limit"].as_u64().unwrap();
+    assert_eq!(Some(limited), api["shed"].as_u64());
+    assert!(limited > 0);
+    // Users honouring Retry-After (>= 1 s) send at most limit + users attempts a second: 200/s,
+    // for about 100 requests/s served; ignoring it they retry every 10 ms.
+    let per_request = p["attempts_per_request_mean"]["estimate"].as_f64().unwrap();
+    assert!(per_request < 2.0, "{per_request}");
+    let ignore =
+        storm_json("ignore", &text.replace(r#"retry_after = "honour""#, r#"retry_after = "ignore""#));
+    let ignoring = ignore["policies"][0]["attempts_per_request_mean"]["estimate"].as_f64().unwrap();
+    assert!(ignoring > 10.0 * per_request, "ignoring {ignoring}, honouring {per_request}");
+}
+
+#[test]
+fn bad_defense_keys_are_usage_errors_naming_the_key() {
+    for (i, (extra, want)) in [
+        ("rate_limit = \"10/s\"\nburst = 0", "service.burst"),
+        ("burst = 3", "service.burst"),
+        ("rate_limit = \"fast\"", "rate"),
+        ("[clients]\nretry_after = \"later\"", "retry_after"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = scenario_file(&format!("bad{i}"), &format!("[[service]]\nname = \"api\"\n{extra}\n"));
+        let out = rebound().args(["storm", "--scenario"]).arg(&path).output().unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{extra}: {err}");
+    }
+}
