@@ -135,3 +135,51 @@ fn services_without_defenses_have_no_shed_by() {
     let json = serde_json::to_string(&r).unwrap();
     assert!(!json.contains("shed_by"));
 }
+
+/// Runs a scenario of `examples/scenarios/` 10 times (seeds 1..=10): the replications, with
+/// the recovery probability's 95 % interval (Wilson; one-sided at 0 or 10), and the first run.
+fn recovery(text: &str) -> (rebound_sim::replicate::Replications, StormReport) {
+    let s = Scenario::from_toml(text).unwrap();
+    let r =
+        rebound_sim::replicate::run_all(&s, &s.policies, 10, rebound_sim::replicate::Until::End).remove(0);
+    assert_eq!(r.replications.runs, 10);
+    (r.replications.clone(), r)
+}
+
+#[test]
+fn a_storm_fifo_does_not_survive_is_survived_with_adaptive_lifo_and_codel() {
+    let (fifo, _) = recovery(include_str!("../../../examples/scenarios/queue-storm.toml"));
+    assert!(fifo.recovery_probability.high < 0.5, "fifo: {:?}", fifo.recovery_probability);
+    let (lifo, last) = recovery(include_str!("../../../examples/scenarios/queue-storm-adaptive-lifo.toml"));
+    assert!(lifo.recovery_probability.low > 0.5, "adaptive-lifo: {:?}", lifo.recovery_probability);
+    // Adaptive LIFO sheds nothing itself: what it sheds is the full queue's.
+    let shed = service(&last, "api").shed_by.unwrap_or_default();
+    assert_eq!((shed.codel, shed.rate_limit), (0, 0));
+    let (codel, last) = recovery(include_str!("../../../examples/scenarios/queue-storm-codel.toml"));
+    assert!(codel.recovery_probability.low > 0.5, "codel: {:?}", codel.recovery_probability);
+    let api = service(&last, "api");
+    let shed = api.shed_by.expect("a CoDel service says what shed");
+    assert!(shed.codel > 0, "{shed:?}");
+    assert_eq!(shed.codel + shed.queue_full, api.shed);
+}
+
+#[test]
+fn bad_queue_keys_name_the_key_and_range() {
+    let err = |extra: &str| {
+        let text = format!("[[service]]\nname = \"api\"\nqueue = 100\n{extra}\n");
+        Scenario::from_toml(&text).unwrap_err().to_string()
+    };
+    for (extra, want) in [
+        ("queue_discipline = \"random\"", "queue_discipline"),
+        ("queue_discipline = \"adaptive-lifo\"\nadaptive_lifo_threshold = 101", "[0, service.queue]"),
+        ("adaptive_lifo_threshold = 10", "adaptive-lifo"),
+        ("codel = { target = \"0s\" }", "service.codel.target"),
+        ("codel = { target = \"1s\", interval = \"100ms\" }", "below service.codel.interval"),
+        ("codel = { interval = \"2h\" }", "service.codel.interval"),
+        ("codel = { taget = \"5ms\" }", "taget"),
+        ("service_time = \"s5\"\ncodel = {}", "service.codel"),
+    ] {
+        let e = err(extra);
+        assert!(e.contains(want), "{extra}: {e}");
+    }
+}

@@ -67,6 +67,19 @@ pub struct ServiceConfig {
     /// rate's tokens per second, at least 1.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub burst: Option<u32>,
+    /// Which waiting request a free worker takes: `fifo` (default), `lifo`, or `adaptive-lifo`
+    /// (newest first while more than `adaptive_lifo_threshold` wait). Not for `s5`.
+    #[serde(skip_serializing_if = "super::defense::QueueDiscipline::is_fifo")]
+    pub queue_discipline: super::defense::QueueDiscipline,
+    /// For `adaptive-lifo`: newest first while more than this many requests wait, in [0,
+    /// `queue`] (default: half the queue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adaptive_lifo_threshold: Option<u32>,
+    /// CoDel on the request queue (RFC 8289): `{ target = "5ms", interval = "100ms" }` (those
+    /// are the defaults of each sub-key); a request it drops at dequeue is answered an error
+    /// at once. Default none. Not for `s5`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codel: Option<super::defense::CodelConfig>,
 }
 
 /// What a service does with an arrival when its queue is full.
@@ -105,6 +118,9 @@ impl Default for ServiceConfig {
             on_full: OnFull::Error,
             rate_limit: None,
             burst: None,
+            queue_discipline: super::defense::QueueDiscipline::Fifo,
+            adaptive_lifo_threshold: None,
+            codel: None,
         }
     }
 }

@@ -100,22 +100,39 @@ impl Engine<'_> {
     /// Gives idle workers to queued requests, dropping those whose caller gave up when the
     /// service propagates deadlines.
     pub(super) fn take_from_queue(&mut self, t: Nanos, s: usize) {
-        let propagate = self.topo.nodes[s].deadline_propagation;
+        let (propagate, discipline) =
+            (self.topo.nodes[s].deadline_propagation, self.topo.nodes[s].discipline);
         loop {
             let svc = &mut self.svcs[s];
             let SvcKind::Workers { idle, queue, .. } = &mut svc.kind else { return };
             if svc.paused || idle.is_empty() {
                 return;
             }
-            let Some(j) = queue.pop_front() else { return };
-            let job = svc.jobs[j as usize];
-            if propagate && !self.caller_waits(job.caller, job.caller_seq) {
-                self.svcs[s].point(t).expired += 1;
-                self.drop_job(t, s, j);
-                continue;
+            let next = if svc.codel.is_some() { self.codel_dequeue(t, s) } else { discipline.pop(queue) };
+            if let Some(j) = next {
+                self.serve_dequeued(t, s, j, propagate);
             }
-            self.start(t, s, j);
+            // CoDel's drops are answered once the worker has its request (the answers may
+            // bring arrivals here).
+            if !self.svcs[s].shed_now.is_empty() {
+                self.codel_answer(t, s);
+            }
+            if next.is_none() {
+                return;
+            }
         }
+    }
+
+    #[inline]
+    /// A worker takes dequeued request `j`, or drops it if its caller gave up and the service
+    /// propagates deadlines.
+    fn serve_dequeued(&mut self, t: Nanos, s: usize, j: u32, propagate: bool) {
+        let job = self.svcs[s].jobs[j as usize];
+        if propagate && !self.caller_waits(job.caller, job.caller_seq) {
+            self.svcs[s].point(t).expired += 1;
+            return self.drop_job(t, s, j);
+        }
+        self.start(t, s, j);
     }
 
     #[inline]

@@ -74,6 +74,10 @@ pub(super) struct Svc {
     pub bucket: Option<super::defense::rate_limit::TokenBucket>,
     /// What shed its arrivals.
     pub shed_by: super::defense::ShedBy,
+    /// CoDel's state on the queue.
+    pub codel: Option<super::defense::codel::Codel>,
+    /// Requests CoDel dropped, not yet answered.
+    pub shed_now: Vec<u32>,
 }
 
 impl Svc {
@@ -123,6 +127,8 @@ impl Svc {
             answered: 0,
             bucket: node.rate_limit.map(|(r, b)| super::defense::rate_limit::TokenBucket::new(r, b)),
             shed_by: super::defense::ShedBy::default(),
+            codel: node.codel.as_ref().map(super::defense::codel::Codel::new),
+            shed_now: Vec::new(),
         }
     }
 

@@ -35,6 +35,10 @@ pub struct Node {
     pub drop_when_full: bool,
     /// `rate_limit` (tokens per second) and its burst.
     pub rate_limit: Option<(f64, u32)>,
+    /// Which waiting request a free worker takes.
+    pub discipline: super::defense::Discipline,
+    /// CoDel on the queue.
+    pub codel: Option<super::defense::CodelConfig>,
 }
 
 /// One call, resolved.
@@ -169,6 +173,8 @@ impl Topology {
                 error_rate: c.error_rate,
                 drop_when_full: c.on_full == super::OnFull::Drop,
                 rate_limit: super::defense::check_rate_limit(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                discipline: super::defense::check_discipline(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                codel: super::defense::check_codel(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
             });
         }
         if let Some(r) = sc.clients.rate {

@@ -7,7 +7,12 @@
 //! Each is a key of `[[service]]`; a service without them runs exactly as before (the engine
 //! checks one `Option` per arrival).
 
+pub(super) mod codel;
+mod discipline;
 pub(super) mod rate_limit;
+
+pub use codel::CodelConfig;
+pub use discipline::{Discipline, QueueDiscipline};
 
 use serde::Serialize;
 
@@ -45,7 +50,57 @@ pub(super) fn check_rate_limit(c: &ServiceConfig) -> Result<Option<(f64, u32)>, 
     }
 }
 
+/// A checked `queue_discipline` and `adaptive_lifo_threshold`.
+pub(super) fn check_discipline(c: &ServiceConfig) -> Result<Discipline, BadKey> {
+    let s5 = c.service_time == super::ServiceTime::S5;
+    match (c.queue_discipline, c.adaptive_lifo_threshold) {
+        (QueueDiscipline::Fifo, None) => Ok(Discipline::Fifo),
+        (_, _) if s5 => Err((
+            "service.queue_discipline",
+            "s5".into(),
+            "fifo for an `s5` service (it has no request queue)",
+        )),
+        (QueueDiscipline::AdaptiveLifo, t) => {
+            let t = t.unwrap_or(c.queue / 2);
+            if t > c.queue {
+                return Err((
+                    "service.adaptive_lifo_threshold",
+                    t.to_string(),
+                    "an integer in [0, service.queue]",
+                ));
+            }
+            Ok(Discipline::AdaptiveLifo(t))
+        }
+        (_, Some(t)) => Err((
+            "service.adaptive_lifo_threshold",
+            t.to_string(),
+            "absent unless queue_discipline = \"adaptive-lifo\"",
+        )),
+        (QueueDiscipline::Lifo, None) => Ok(Discipline::Lifo),
+    }
+}
+
+/// A checked `codel`.
+pub(super) fn check_codel(c: &ServiceConfig) -> Result<Option<CodelConfig>, BadKey> {
+    let Some(k) = c.codel else { return Ok(None) };
+    if c.service_time == super::ServiceTime::S5 {
+        return Err(("service.codel", "s5".into(), "absent for an `s5` service (it has no request queue)"));
+    }
+    let range = "a duration in (0s, 1h]";
+    let fmt = |d| humantime::format_duration(d).to_string();
+    for (key, d) in [("service.codel.target", k.target), ("service.codel.interval", k.interval)] {
+        if d.is_zero() || d > codel::MAX_CODEL_TIME {
+            return Err((key, fmt(d), range));
+        }
+    }
+    if k.target >= k.interval {
+        return Err(("service.codel.target", fmt(k.target), "a duration below service.codel.interval"));
+    }
+    Ok(Some(k))
+}
+
 use super::engine::{Caller, Engine};
+use super::service::SvcKind;
 use super::topology::Node;
 use crate::queue::Nanos;
 use std::time::Duration;
@@ -53,7 +108,7 @@ use std::time::Duration;
 impl Node {
     /// Whether the service has a defense that sheds (its report then says what shed what).
     pub fn defended(&self) -> bool {
-        self.rate_limit.is_some()
+        self.rate_limit.is_some() || self.codel.is_some()
     }
 }
 
@@ -68,6 +123,35 @@ impl Engine<'_> {
         self.throttled = Some((caller.encode(), seq, wait));
         self.refused(t, s);
         false
+    }
+
+    /// The next request service `s` serves, by its discipline, through its CoDel; the requests
+    /// CoDel drops go to `svc.shed_now`, to be answered by [`Engine::codel_answer`] once the
+    /// worker has its request.
+    pub(super) fn codel_dequeue(&mut self, t: Nanos, s: usize) -> Option<u32> {
+        let discipline = self.topo.nodes[s].discipline;
+        let svc = &mut self.svcs[s];
+        let SvcKind::Workers { queue, .. } = &mut svc.kind else { return None };
+        let mut codel = svc.codel.take()?;
+        let (jobs, shed) = (&svc.jobs, &mut svc.shed_now);
+        let got = codel.dequeue(
+            t,
+            || discipline.pop(queue).map(|j| (j, t.saturating_sub(jobs[j as usize].arrived), queue.len())),
+            |j| shed.push(j),
+        );
+        svc.codel = Some(codel);
+        got
+    }
+
+    /// Answers with an error the requests CoDel just dropped from service `s`'s queue.
+    pub(super) fn codel_answer(&mut self, t: Nanos, s: usize) {
+        while let Some(j) = self.svcs[s].shed_now.pop() {
+            let svc = &mut self.svcs[s];
+            let job = svc.release(j);
+            svc.point(t).shed += 1;
+            svc.shed_by.codel += 1;
+            self.reply(t, job.caller, job.caller_seq, false);
+        }
     }
 
     /// The `Retry-After` of the 429 that answered `caller`'s attempt `seq`, if that was the
