@@ -46,12 +46,31 @@ fn a_rate_limit_sheds_with_429s_that_honouring_users_wait_out() {
 }
 
 #[test]
+fn the_queue_storm_is_survived_with_adaptive_lifo_and_codel_not_fifo() {
+    let example = |f: &str| {
+        let path = format!("{}/../../examples/scenarios/{f}.toml", env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(path).unwrap()
+    };
+    let recovered = |v: &Value| v["policies"][0]["recovered_runs"].as_u64().unwrap();
+    assert_eq!(recovered(&storm_json("fifo", &example("queue-storm"))), 0);
+    assert_eq!(recovered(&storm_json("alifo", &example("queue-storm-adaptive-lifo"))), 3);
+    let codel = storm_json("codel", &example("queue-storm-codel"));
+    assert_eq!(recovered(&codel), 3);
+    assert!(codel["policies"][0]["services"][0]["shed_by"]["codel"].as_u64().unwrap() > 0);
+}
+
+#[test]
 fn bad_defense_keys_are_usage_errors_naming_the_key() {
     for (i, (extra, want)) in [
         ("rate_limit = \"10/s\"\nburst = 0", "service.burst"),
         ("burst = 3", "service.burst"),
         ("rate_limit = \"fast\"", "rate"),
         ("[clients]\nretry_after = \"later\"", "retry_after"),
+        (
+            "queue_discipline = \"adaptive-lifo\"\nadaptive_lifo_threshold = 1000",
+            "service.adaptive_lifo_threshold",
+        ),
+        ("codel = { target = \"200ms\" }", "service.codel.target"),
     ]
     .into_iter()
     .enumerate()
