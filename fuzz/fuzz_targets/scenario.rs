@@ -1,6 +1,8 @@
 //! Scenario TOML: any text either fails with an error, or is a valid scenario whose fields all
 //! pass `validate` again after a TOML round trip, and whose delay model answers for any
-//! concurrency without a panic.
+//! concurrency without a panic. The corpus (fuzz/corpus/scenario) seeds every key, issue 26's
+//! included (arrivals, phases, load-spike and errors outages, error_rate, on_full, latency,
+//! loss, linear service times, retry_on); `incidents_keys.rs` checks the seeds parse.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

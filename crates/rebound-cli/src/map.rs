@@ -37,12 +37,21 @@ pub struct Args {
     /// which replace the default five).
     #[arg(long = "policy", value_name = "SPEC")]
     policies: Vec<Spec>,
-    /// The trigger: capacity-cut, pause or hard-down.
+    /// The trigger: capacity-cut, pause, hard-down, load-spike (the users' load x --factor)
+    /// or errors (each attempt fails with probability --error-rate).
     #[arg(long, default_value = "capacity-cut", value_parser = parse_trigger)]
     trigger: OutageKind,
     /// For a capacity cut: how many times slower the server gets, 1 to 1000000 (default 12).
     #[arg(long, value_parser = number_in(1.0, 1e6))]
     slowdown: Option<f64>,
+    /// For a load spike: what the offered load is multiplied by, in (0, 1000] (default: the
+    /// scenario's `outage.factor`, 2 if unset).
+    #[arg(long, value_parser = number_in(0.0, 1000.0))]
+    factor: Option<f64>,
+    /// For an error burst: the probability that each attempt fails, 0 to 1 (default: the
+    /// scenario's `outage.error_rate`, 1 if unset).
+    #[arg(long, value_parser = number_in(0.0, 1.0))]
+    error_rate: Option<f64>,
     /// Trigger durations in seconds, A..B:STEP (columns): 1 to 3600 s, at most 1000 columns.
     #[arg(long, default_value = "1..20:1", value_parser = counts_in(3600, 1000))]
     durations: Counts,
@@ -117,7 +126,11 @@ fn parse_trigger(s: &str) -> Result<OutageKind, String> {
         "capacity-cut" => Ok(OutageKind::CapacityCut),
         "pause" => Ok(OutageKind::Pause),
         "hard-down" => Ok(OutageKind::HardDown),
-        _ => Err(format!("invalid trigger `{s}`: must be capacity-cut, pause or hard-down")),
+        "load-spike" => Ok(OutageKind::LoadSpike),
+        "errors" => Ok(OutageKind::Errors),
+        _ => Err(format!(
+            "invalid trigger `{s}`: must be capacity-cut, pause, hard-down, load-spike or errors"
+        )),
     }
 }
 
@@ -174,6 +187,27 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             )),
             (_, None) => base.outage.slowdown,
         };
+    match (args.trigger, args.factor) {
+        (OutageKind::LoadSpike, Some(f)) if f > 0.0 => base.outage.factor = f,
+        (OutageKind::LoadSpike, Some(f)) => {
+            return Err(usage(format!("invalid `--factor` {f}: must be a number in (0, 1000]")))
+        }
+        (_, Some(_)) => {
+            return Err(usage(
+                "invalid `--factor`: it sets a load spike's factor; the --trigger is not load-spike",
+            ))
+        }
+        _ => {}
+    }
+    match (args.trigger, args.error_rate) {
+        (OutageKind::Errors, Some(p)) => base.outage.error_rate = p,
+        (_, Some(_)) => {
+            return Err(usage(
+                "invalid `--error-rate`: it sets an error burst's rate; the --trigger is not errors",
+            ))
+        }
+        _ => {}
+    }
     base.validate()?;
     let policies = match (&args.policies[..], &base.policies[..]) {
         ([], []) => default_policies(),

@@ -11,6 +11,9 @@ use std::time::Duration;
 pub fn describe(s: &Scenario) -> String {
     let h = |d: Duration| humantime::format_duration(d).to_string();
     let users = match s.clients.rate {
+        Some(r) if s.clients.arrivals == rebound_sim::scenario::Arrivals::Constant => {
+            format!("open loop, {} req/s (constant gaps)", r.per_s)
+        }
         Some(r) => format!("open loop, {} req/s", r.per_s),
         None => format!("{} users (think {})", s.clients.count, h(s.clients.think)),
     };
@@ -22,9 +25,9 @@ pub fn describe(s: &Scenario) -> String {
         OutageKind::Pause => format!("{target} paused {}..{}", h(o.start), h(o.end)),
         OutageKind::HardDown => format!("{target} down {}..{}", h(o.start), h(o.end)),
         OutageKind::CapacityCut => format!("{target} {}x slower {}..{}", o.slowdown, h(o.start), h(o.end)),
-        OutageKind::LoadSpike => format!("load x{} {}..{}", o.factor, h(o.start), h(o.end)),
+        OutageKind::LoadSpike => format!("users' load x{} {}..{}", o.factor, h(o.start), h(o.end)),
         OutageKind::Errors => {
-            format!("{target} fails {}% of attempts {}..{}", o.error_rate * 100.0, h(o.start), h(o.end))
+            format!("{target} {}% errors {}..{}", o.error_rate * 100.0, h(o.start), h(o.end))
         }
     };
     let mut out = format!(

@@ -124,12 +124,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
     }
     if let Some(path) = &args.html {
-        crate::html::Report::new("rebound storm")
-            .text("Scenario, status lines and summary", &text())
-            .chart("Goodput and concurrency (outage shaded)", |p| plot::draw(p, &charts()))?
-            .write(path)?;
+        html_report(&scenario, &reports)?.write(path)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `--html` report of `scenario`'s `reports`: the text output and the `--plot` charts (the
+/// lab serves the same for a finished run).
+///
+/// # Errors
+/// A chart that cannot be drawn.
+pub fn html_report(scenario: &Scenario, reports: &[StormReport]) -> Result<crate::html::Report> {
+    let stack = !scenario.services.is_empty();
+    let text =
+        if stack { crate::stack::render_text(scenario, reports) } else { render_text(scenario, reports) };
+    let charts = if stack { crate::stack::panels(scenario, reports) } else { panels(scenario, reports) };
+    crate::html::Report::new("rebound storm")
+        .text("Scenario, status lines and summary", &text)
+        .chart("Goodput and concurrency (outage shaded)", |p| plot::draw(p, &charts))
 }
 
 /// The JSON document `storm --json` prints (and the lab's API returns) for `scenario`, whose
@@ -163,9 +175,7 @@ pub fn describe(s: &Scenario) -> String {
         OutageKind::HardDown => format!("down {}..{}", h(o.start), h(o.end)),
         OutageKind::CapacityCut => format!("{}x slower {}..{}", o.slowdown, h(o.start), h(o.end)),
         OutageKind::LoadSpike => format!("load x{} {}..{}", o.factor, h(o.start), h(o.end)),
-        OutageKind::Errors => {
-            format!("{}% of attempts fail {}..{}", o.error_rate * 100.0, h(o.start), h(o.end))
-        }
+        OutageKind::Errors => format!("{}% errors {}..{}", o.error_rate * 100.0, h(o.start), h(o.end)),
     };
     format!(
         "{} clients (think {}, timeout {}); server {} at <= {} in flight, x{} per {} more; {}; {} simulated; seed {}",

@@ -1,153 +1,166 @@
-//! `rebound lab` in a real browser: headless Chromium driven through chromedriver (WebDriver).
-//! Runs the default storm from the page, reads the verdicts and the chart, and checks that a bad
-//! spec shows the library's error naming the key. Fails loudly when Chromium is missing:
-//! `scripts/test.sh` installs Debian's `chromium` and `chromium-driver`.
+//! `rebound lab` in a real browser (headless Chromium through chromedriver), one test per flow
+//! of editing and running: every built-in runs with its own policies; a service graph edited
+//! through the forms and through the TOML; errors at the field; the page at 800 px; Run within
+//! five Tab presses. History, share, export and cancel: `lab_browser_history.rs`.
 
-mod lab_process;
+mod browser;
 
-use fantoccini::{Client, ClientBuilder, Locator};
-use lab_process::Lab;
-use rebound_testkit::{free_port, wait_ready};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use browser::{until, Session, ONE_AT_A_TIME};
+use fantoccini::actions::{InputSource, KeyAction, KeyActions};
+use fantoccini::key::Key;
+use std::time::Duration;
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+const RUN: Duration = Duration::from_secs(120);
 
-/// chromedriver on a free loopback port, killed (with the browsers it started) when dropped.
-struct Driver {
-    child: Child,
-    port: u16,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        for bin in [CHROMIUM, CHROMEDRIVER] {
-            assert!(
-                Path::new(bin).exists(),
-                "{bin} is missing: ./scripts/test.sh installs Debian's chromium and chromium-driver"
-            );
-        }
-        let port = free_port();
-        let child = Command::new(CHROMEDRIVER)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("chromedriver starts");
-        let mut driver = Driver { child, port };
-        if !wait_ready(port, Duration::from_secs(20), |_| true) {
-            let _ = driver.child.kill();
-            panic!("chromedriver did not listen on port {port} within 20 s");
-        }
-        driver.port = port;
-        driver
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-async fn browser(driver: &Driver, profile: &Path) -> Client {
-    let args = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1280,1500",
-    ];
-    let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    args.push(format!("--user-data-dir={}", profile.display()));
-    let caps = serde_json::json!({ "goog:chromeOptions": { "binary": CHROMIUM, "args": args } });
-    let serde_json::Value::Object(caps) = caps else { unreachable!() };
-    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{}", driver.port))
-        .await
-        .expect("a WebDriver session in headless Chromium")
-}
-
-/// Polls `check` every 100 ms until it returns `Some`, for at most `limit`.
-async fn until<T, F: std::future::Future<Output = Option<T>>>(
-    limit: Duration,
-    what: &str,
-    mut check: impl FnMut() -> F,
-) -> T {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out after {limit:?} waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn texts(c: &Client, css: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for e in c.find_all(Locator::Css(css)).await.unwrap_or_default() {
-        out.push(e.text().await.unwrap_or_default());
-    }
-    out
+/// The built-in's policies as the policy list shows them.
+async fn policy_list(s: &Session) -> Vec<String> {
+    let v = s.js("return [...document.querySelectorAll('input.policy')].map(i => i.value)").await;
+    v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_runs_the_default_storm_and_names_a_bad_specs_key() {
-    let lab = Lab::start();
-    let driver = Driver::start();
-    let profile = std::env::temp_dir().join(format!("rebound-chromium-{}", std::process::id()));
-    let c = browser(&driver, &profile).await;
-    let outcome = drive(&c, &lab.url).await;
-    let _ = c.close().await;
-    let _ = std::fs::remove_dir_all(&profile);
-    outcome.unwrap();
+async fn every_builtin_runs_from_the_page_with_its_own_policies() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = Session::start("builtins", 1280).await;
+    let names = s.texts("#builtin option").await;
+    assert!(names.len() >= 7, "{names:?}");
+    for name in &names {
+        s.builtin(name).await;
+        let own = until(Duration::from_secs(10), "the built-in's policies", || async {
+            let p = policy_list(&s).await;
+            (!p.is_empty()).then_some(p)
+        })
+        .await;
+        let toml = s.js("return document.getElementById('toml').value").await;
+        let toml = toml.as_str().unwrap();
+        for p in &own {
+            assert!(toml.contains(&format!("\"{p}\"")), "{name}: the TOML holds policy {p}");
+        }
+        let graph = toml.contains("[[service]]");
+        let server_form = s.texts("fieldset legend").await.iter().any(|l| l.contains("Server (S5)"));
+        assert_eq!(server_form, !graph, "{name}: the S5 server form shows only without services");
+        s.run(RUN).await;
+        let rows = s.texts(".run table.summary tbody tr").await;
+        assert_eq!(rows.len(), own.len(), "{name}: one verdict per own policy: {rows:?}");
+        if name.contains("Open-loop") {
+            assert_eq!(own.len(), 4, "the open-loop example's four policies");
+        }
+        if name.starts_with("S5's storm") {
+            let verdict = |n: usize| format!(".run table.summary tbody tr:nth-child({n}) td.verdict");
+            let fixed = s.texts(&verdict(1)).await.concat();
+            let s5 = s.texts(&verdict(2)).await.concat();
+            assert!(fixed.starts_with("stuck") || fixed.starts_with("unstable"), "fixed 100 ms: {fixed}");
+            assert!(s5.starts_with("recovered"), "S5's exponential backoff: {s5}");
+            s.js("document.getElementById('results-h').scrollIntoView()").await;
+            s.screenshot("lab.png").await;
+        }
+    }
+    s.close().await;
 }
 
-async fn drive(c: &Client, url: &str) -> Result<(), fantoccini::error::CmdError> {
-    c.goto(url).await?;
-    until(Duration::from_secs(20), "the seven default policies", || async {
-        (c.find_all(Locator::Css("input.spec")).await.ok()?.len() == 7).then_some(())
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_edited_through_forms_and_toml_runs_with_per_service_amplification() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = Session::start("graph", 1280).await;
+    s.builtin("retries at the edge only").await;
+    s.el("fieldset.service[data-service='db']").await;
+    // Forms: a per-hop policy on front -> api, fewer database workers, a shorter run.
+    s.type_into("#f-0-call-0-policy", "exponential:base=10ms,factor=2,max-retries=2").await;
+    s.type_into("#f-2-workers", "6").await;
+    s.type_into("#f-duration", "60s").await;
+    let toml = s.js("return document.getElementById('toml').value").await.as_str().unwrap().to_string();
+    assert!(toml.contains("policy = \"exponential:base=10ms,factor=2,max-retries=2\""), "{toml}");
+    assert!(toml.contains("workers = 6"), "{toml}");
+    assert!(toml.contains("# three-tier.toml with retries at the edge only"), "comments kept: {toml}");
+    assert!(toml.contains("service_time = \"exponential:5ms\"   # 1600 requests/s at most"), "{toml}");
+    // The TOML: the database's queue halved; the form follows, the text is left as typed.
+    let edited = toml.replace("queue = 64", "queue = 32");
+    s.js(&format!(
+        "const t = document.getElementById('toml'); t.focus(); t.value = {}; t.dispatchEvent(new Event('input'))",
+        serde_json::to_string(&edited).unwrap()
+    ))
+    .await;
+    until(Duration::from_secs(5), "the queue field to follow the TOML", || async {
+        (s.el("#f-2-queue").await.prop("value").await.ok()?? == "32").then_some(())
     })
     .await;
-    c.find(Locator::Id("run")).await?.click().await?;
-    // The whole default storm: seven policies of 1000 clients for 120 s.
-    until(Duration::from_secs(120), "a verdict for each of the seven policies", || async {
-        (texts(c, ".run td.recovered").await.len() == 7).then_some(())
+    assert_eq!(s.js("return document.getElementById('toml').value").await, edited.as_str());
+    // Add a service and a call to it through the forms, then remove them again.
+    s.el("#add-service").await.click().await.unwrap();
+    s.el("fieldset.service[data-service='svc4']").await;
+    s.el("button[aria-label='Remove service svc4']").await.click().await.unwrap();
+    until(Duration::from_secs(5), "svc4 removed", || async {
+        (s.texts("fieldset.service").await.len() == 3).then_some(())
     })
     .await;
-    let verdict = |policy: &'static str| async move {
-        let css = format!(".run tr[data-policy=\"{policy}\"] td.recovered");
-        c.find(Locator::Css(&css)).await.unwrap().text().await.unwrap()
+    let graph_edges = s.texts("svg.graph g.edge .edge-policy").await;
+    assert_eq!(graph_edges.len(), 3, "users -> front -> api -> db: {graph_edges:?}");
+    assert!(!s.texts("svg.graph g.node.down").await.is_empty(), "the outage marked");
+    s.run(RUN).await;
+    let amp = |svc: &'static str| {
+        let s = &s;
+        async move {
+            let css = format!(".run table.amplification tr[data-service='{svc}'] td:nth-child(2)");
+            s.texts(&css).await.concat().parse::<f64>().unwrap_or(f64::NAN)
+        }
     };
-    assert_eq!(verdict("constant:base=100ms").await, "no", "fixed retries keep the server down");
-    let s5 = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true";
-    assert_eq!(verdict(s5).await, "yes", "S5's exponential backoff lets it recover");
-    let lines = c.find_all(Locator::Css(".run figure:first-of-type svg path.series")).await?;
-    assert_eq!(lines.len(), 7, "one line per policy in the goodput chart");
-    c.execute("document.getElementById('results-h').scrollIntoView()", vec![]).await?;
-    let png = c.screenshot().await?;
-    let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("lab.png");
-    std::fs::write(&shot, &png).unwrap();
-    if std::env::var_os("REBOUND_SCREENSHOT").is_some() {
-        let dest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/img/lab.png");
-        std::fs::write(dest, &png).unwrap();
-    }
-    // A bad spec: the library's own message, naming the key, appears as it is typed.
-    c.find(Locator::Id("add-policy")).await?.click().await?;
-    let inputs = c.find_all(Locator::Css("input.spec")).await?;
-    inputs.last().unwrap().send_keys("exponential:base=10ms,fctor=2").await?;
-    let message = until(Duration::from_secs(20), "the spec error", || async {
-        texts(c, ".spec-error").await.into_iter().find(|t| !t.is_empty())
+    let (front, api, db) = (amp("front").await, amp("api").await, amp("db").await);
+    assert!(front >= 1.0 && api > 0.0 && db > 0.0, "front {front}, api {api}, db {db}");
+    let stats = s.texts("svg.graph g.edge .edge-stats").await;
+    assert!(stats.iter().all(|t| t.contains("att/s") && t.contains('×')), "{stats:?}");
+    s.screenshot("lab-graph.png").await;
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_policy_and_a_bad_field_show_their_error_at_the_field() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = Session::start("errors", 1280).await;
+    s.type_into("#policy-1", "exponential:base=10ms,fctor=2").await;
+    let message = until(Duration::from_secs(10), "the spec error", || async {
+        let t = s.texts("#policy-1-error").await.concat();
+        (!t.is_empty()).then_some(t)
     })
     .await;
-    assert!(message.contains("fctor"), "{message}");
-    Ok(())
+    assert!(message.starts_with("Policy 1:") && message.contains("fctor"), "{message}");
+    s.type_into("#policy-1", "constant:base=100ms").await;
+    s.type_into("#f-clients-count", "-5").await;
+    s.el("#run").await.click().await.unwrap();
+    let at_field = until(Duration::from_secs(20), "the error at the clients field", || async {
+        let t = s.texts("#f-clients-count-error").await.concat();
+        (!t.is_empty()).then_some(t)
+    })
+    .await;
+    assert!(at_field.contains("count"), "{at_field}");
+    let invalid = s.el("#f-clients-count").await.attr("aria-invalid").await.unwrap();
+    assert_eq!(invalid.as_deref(), Some("true"));
+    let full = s.js("return document.getElementById('run-error').textContent").await;
+    assert!(full.as_str().unwrap().lines().count() >= 3, "the message keeps its lines: {full}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_800_px_nothing_scrolls_sideways_and_run_is_within_five_tabs() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = Session::start("layout", 800).await;
+    let mut tabs = 0;
+    while tabs < 5 {
+        let keys = KeyActions::new("keys".into())
+            .then(KeyAction::Down { value: Key::Tab.into() })
+            .then(KeyAction::Up { value: Key::Tab.into() });
+        s.c.perform_actions(keys).await.unwrap();
+        tabs += 1;
+        if s.js("return document.activeElement.id").await == "run" {
+            break;
+        }
+    }
+    assert_eq!(s.js("return document.activeElement.id").await, "run", "Run within 5 Tab presses");
+    s.builtin("Three tiers, every layer").await;
+    s.type_into("#f-duration", "60s").await;
+    s.run(RUN).await;
+    let all = "return [...document.querySelectorAll('#metrics input')].forEach(i => i.checked || i.click())";
+    s.js(all).await;
+    let wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
+    assert_eq!(s.js(wide).await, 0, "no horizontal scroll at 800 px");
+    s.close().await;
 }

@@ -4,7 +4,7 @@
 //! and on an error or a timeout asks its retry policy for a wait; it starts its next think time
 //! only when the request succeeded or the policy gave up (as S5's goroutines do). Open-loop users
 //! arrive at a fixed rate instead. The run is the service-graph engine's ([`crate::graph`]); a
-//! scenario without `[[service]]` is S5's one server. The network is loopback: no delay.
+//! scenario without `[[service]]` is S5's one server. The network is loopback (no delay) unless the scenario's links say otherwise.
 
 use crate::replicate::Replications;
 use crate::report::Point;

@@ -132,6 +132,8 @@ pub struct Snapshot {
     pub reports: Vec<Arc<String>>,
     /// How many policies the run has.
     pub total: usize,
+    /// The finished run's `--html` report.
+    pub html: Option<Arc<String>>,
 }
 
 /// Every run of this server.
@@ -190,7 +192,12 @@ impl Runs {
             ));
         }
         let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
-        let first = Snapshot { phase: Phase::Running, reports: Vec::new(), total: scenario.policies.len() };
+        let first = Snapshot {
+            phase: Phase::Running,
+            reports: Vec::new(),
+            total: scenario.policies.len(),
+            html: None,
+        };
         let (tx, rx) = watch::channel(first);
         let stop = Stop::new().with_limits(&BOUNDS.cost).with_timeout(Duration::from_secs(BOUNDS.max_wall_s));
         let control = Arc::new(Control { stop, why: Mutex::new(None), seen: Mutex::new(Instant::now()) });
@@ -277,11 +284,15 @@ fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control
         reports.push(report);
         tx.send_modify(|s| s.reports.push(json));
     }
+    let html = crate::storm::html_report(scenario, &reports).map(|r| Arc::new(r.render())).ok();
     let phase = match crate::storm::document(scenario, &reports) {
         Ok(doc) => Phase::Done(Arc::new(doc)),
         Err(e) => Phase::Failed(format!("{e:#}")),
     };
-    tx.send_modify(|s| s.phase = phase);
+    tx.send_modify(|s| {
+        s.html = html;
+        s.phase = phase;
+    });
 }
 
 fn fail(tx: &watch::Sender<Snapshot>, message: String) {

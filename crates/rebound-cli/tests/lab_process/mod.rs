@@ -30,6 +30,20 @@ impl Lab {
     }
 }
 
+impl Lab {
+    /// CPU time (user + system) the lab process has used, read from `/proc/PID/stat`.
+    #[allow(dead_code)] // the browser tests' cancel check
+    pub fn cpu(&self) -> std::time::Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
+        // Fields after the command name (which may hold spaces) start after the last ')'.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let f: Vec<u64> = rest.split_whitespace().map(|x| x.parse().unwrap_or(0)).collect();
+        // utime and stime are fields 14 and 15 (1-based); here 12 and 13 (0-based, state first).
+        let ticks = f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0);
+        std::time::Duration::from_millis(ticks * 10) // USER_HZ = 100 on Linux
+    }
+}
+
 impl Drop for Lab {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -15,7 +15,14 @@
 //! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
 //! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
 //! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=`/`hedge=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
-//! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
+//! | | `arrivals` (open loop: `poisson` or `constant`), `[[clients.phase]]` (`start`, `end`, `rate` or `count`) | —, durations, requests/s or users | `poisson`, none |
+//! | | `latency`, `loss`, `retry_on`: the users' link and what they retry (as on a call) | —, probability, — | none, 0, `all` |
+//! | service | `error_rate`: a request fails after its service time | probability | 0 |
+//! | | `on_full`: a shed arrival gets an `error` at once or is `drop`ped (its caller times out) | — | `error` |
+//! | | `service_time = "linear:base=B,per_in_flight=P"`: B + P × requests in the service when a worker takes it | durations | — |
+//! | call | `latency`: network delay each way (a service-time form); `loss`: an attempt or its answer lost; `retry_on`: `all`, `errors`, `timeouts` | —, probability, — | none, 0, `all` |
+//! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `load-spike`, `errors`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
+//! | | `factor` (load spike: the users' load × it), `error_rate` (errors: each attempt fails with it) | factor, probability | 2, 1 |
 //!
 //! A request arriving at a service takes a free worker, or waits in the queue, or — the queue
 //! full — is shed: refused at once, an error to its caller. Shedding is free unless the service
@@ -31,16 +38,23 @@
 //! service answer its own caller with an error; its callers then apply their policies. A caller
 //! that times out abandons the attempt, but the callee keeps working on it (it does not know)
 //! unless it has `deadline_propagation`, which drops it when it leaves the queue. The network
-//! adds no delay.
+//! adds no delay unless a link has a `latency` or a `loss` (see `network.rs`).
 //!
 //! The `s5` service time is S5's server ([`crate::server`]): no worker limit, a response time
 //! that grows with the number of requests in it, per `[server]`; it makes no calls. A scenario
 //! without `[[service]]` is one such service, named `server`: S5's experiment.
 //!
+//! Load: open-loop arrivals come at the rate of the current phase (× a load spike's `factor`
+//! during it), drawn again when the rate changes (exact for Poisson arrivals, which are
+//! memoryless); closed-loop users past the current count wait after their request until the count
+//! grows again, then start with a think time (with exponential think times, the added users'
+//! requests begin at once at their full rate).
+//!
 //! Outages: `hard-down` fails every request in the service (their callers see an error) and
 //! refuses arrivals; `pause` freezes it (arrivals wait in the queue or are shed, and its timers —
 //! work, retries, call timeouts, answers to its calls — fire at resume); `capacity-cut`
-//! multiplies service times.
+//! multiplies service times; `errors` fails each request at the target with `error_rate` after
+//! its service time (without its calls); `load-spike` multiplies the users' load.
 //!
 //! ## Hedged requests
 //! A policy with `hedge=DELAY:MAX` or `hedge=pQ:MAX` — the users' or a call's — hedges (gRPC A6's

@@ -120,7 +120,8 @@ pub(crate) fn schedule(sc: &Scenario) -> Vec<(Duration, f64)> {
 }
 
 /// Checks the phases, the arrivals and the spike's factor, and that the load stays in bounds:
-/// at most 10,000,000 users or 10,000,000 requests/s at any time.
+/// at most 10,000,000 users or 10,000,000 requests/s at any time, and closed-loop users who
+/// offer at most [`MAX_OFFERED_RATE`](crate::MAX_OFFERED_RATE) requests/s at the peak.
 pub(crate) fn check(sc: &Scenario) -> Result<(), ScenarioError> {
     let c = &sc.clients;
     let open = c.rate.is_some();
@@ -181,6 +182,14 @@ pub(crate) fn check(sc: &Scenario) -> Result<(), ScenarioError> {
             ("clients.count", "at most 10000000 users at any time (phases and load spike included)")
         };
         return Err(invalid(field, peak, what));
+    }
+    let think = c.think.as_secs_f64();
+    if !open && think > 0.0 && peak / think > crate::MAX_OFFERED_RATE {
+        return Err(invalid(
+            "clients.think",
+            fmt(c.think),
+            "at least the most active users (phases and load spike included) / 1000000 s",
+        ));
     }
     Ok(())
 }

@@ -1,0 +1,101 @@
+// Result tables from the `storm --json` document: verdicts as text coloured by outcome *and*
+// cost, the named metrics with a one-line meaning, per-service amplification, and the
+// differences between two runs. Fields added by later versions of the document (verdict,
+// replications, attempts per request) are shown when present.
+
+import { shortLabel } from "./palette.js";
+
+export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const num = (v, d = 2) => (v == null || !Number.isFinite(v) ? "-" : v.toFixed(d));
+
+/** The metrics the tables name, with their one-line meaning. */
+export const MEANINGS = [
+  ["verdict", "healthy, recovered (goodput back to ≥ 90 % of before the outage, and it stays), stuck or unstable"],
+  ["attempts per request", "users' attempts per user request started"],
+  ["attempts per success", "users' attempts per successful request (the summary's amplification)"],
+  ["amplification (per service)", "attempts that reached a service per user request (started, where the document says so)"],
+  ["gave up", "user requests abandoned by their policy or budget"],
+];
+
+/** A run's cost per success: `attempts_per_success` when the document has it, else `amplification`. */
+export const costOf = (r) => (r.attempts_per_success !== undefined ? r.attempts_per_success : r.amplification);
+
+/** {text, cls}: the verdict in words; `cls` good, costly (recovered at ≥ 3 attempts per success) or bad. */
+export function verdict(r) {
+  const v = r.verdict || (r.recovered ? "recovered" : "stuck");
+  const ok = v === "healthy" || v === "recovered";
+  const cost = costOf(r);
+  let text = v === "recovered" && r.recovery_s != null ? `recovered in ${num(r.recovery_s, 0)} s` : v;
+  if (r.runs > 1 && r.recovered_runs != null && r.recovery_probability) {
+    const p = r.recovery_probability;
+    text += ` · recovered ${r.recovered_runs}/${r.runs} (${Math.round(p.low * 100)}–${Math.round(p.high * 100)} %)`;
+  }
+  const costly = ok && (cost == null || cost >= 3);
+  if (costly) text += cost == null ? " · no success" : ` · at ${num(cost, 1)}× attempts per success`;
+  return { text, cls: !ok ? "bad" : costly ? "costly" : "good" };
+}
+
+function swatch(s) {
+  const dash = s.dash.length ? s.dash.join(" ") : "none";
+  return `<svg class="swatch" width="26" height="8" aria-hidden="true"><line x1="0" y1="4" x2="26" y2="4" stroke="${s.color}" stroke-width="3" stroke-dasharray="${dash}"/></svg>`;
+}
+
+/** The summary table of `reports`; `styleOf(spec)` gives {color, dash}. */
+export function summaryTable(reports, styleOf) {
+  const hasApr = reports.some((r) => r.attempts_per_request !== undefined);
+  const head = ["policy", "verdict", hasApr ? "attempts per request" : null, "attempts per success", "gave up", "timeouts", "peak in flight"].filter(Boolean);
+  const rows = reports.map((r, i) => {
+    const v = verdict(r);
+    const cells = [
+      `<td title="${esc(r.policy)}">${swatch(styleOf(r.policy))} <span class="num">${i + 1}.</span> ${esc(shortLabel(r.policy))}</td>`,
+      `<td class="verdict ${v.cls}">${esc(v.text)}</td>`,
+      hasApr ? `<td>${num(r.attempts_per_request)}</td>` : null,
+      `<td>${num(costOf(r))}</td>`,
+      `<td>${r.gave_up ?? "-"}</td>`, `<td>${r.timedout ?? "-"}</td>`, `<td>${r.peak_concurrency ?? "-"}</td>`,
+    ].filter(Boolean);
+    return `<tr data-policy="${esc(r.policy)}">${cells.join("")}</tr>`;
+  });
+  return `<div class="table-wrap"><table class="summary"><thead><tr>${head.map((h) => `<th scope="col">${h}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+}
+
+/** Per-service amplification (rows: services; columns: policies by number). */
+export function amplificationTable(reports) {
+  const names = (reports[0].services || []).map((s) => s.name);
+  if (!names.length) return "";
+  const head = reports.map((r, i) => `<th scope="col" title="${esc(r.policy)}">${i + 1}. ${esc(shortLabel(r.policy))}</th>`).join("");
+  const rows = names.map((n) => `<tr data-service="${esc(n)}"><td>${esc(n)}</td>` + reports.map((r) => {
+    const s = (r.services || []).find((x) => x.name === n);
+    return `<td>${s ? num(s.amplification) : "-"}</td>`;
+  }).join("") + "</tr>").join("");
+  return `<div class="table-wrap"><table class="amplification"><caption>Amplification per service: attempts that reached it per user request</caption>` +
+    `<thead><tr><th scope="col">service</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** The metrics' names and meanings, once per page. */
+export function meanings() {
+  return `<dl class="meanings">${MEANINGS.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
+}
+
+function flatten(obj, prefix = "", out = {}) {
+  for (const [k, v] of Object.entries(obj || {})) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === "object" && !Array.isArray(v)) flatten(v, key, out);
+    else out[key] = Array.isArray(v) ? JSON.stringify(v) : String(v);
+  }
+  return out;
+}
+
+/** The differences of runs `a` and `b` (history entries): scenario keys, then each policy's figures. */
+export function diffTable(a, b) {
+  const fa = flatten(a.doc.scenario), fb = flatten(b.doc.scenario);
+  const keys = [...new Set([...Object.keys(fa), ...Object.keys(fb)])].filter((k) => fa[k] !== fb[k]);
+  const rows = keys.map((k) => `<tr><td>${esc(k)}</td><td>${esc(fa[k] ?? "(absent)")}</td><td>${esc(fb[k] ?? "(absent)")}</td></tr>`);
+  const specs = [...new Set([...a.doc.policies, ...b.doc.policies].map((r) => r.policy))];
+  for (const spec of specs) {
+    const ra = a.doc.policies.find((r) => r.policy === spec), rb = b.doc.policies.find((r) => r.policy === spec);
+    const cell = (r) => (r ? `${verdict(r).text}; ${num(costOf(r))} attempts per success` : "(not run)");
+    rows.push(`<tr data-policy="${esc(spec)}"><td title="${esc(spec)}">${esc(shortLabel(spec))}</td><td>${esc(cell(ra))}</td><td>${esc(cell(rb))}</td></tr>`);
+  }
+  return `<div class="table-wrap"><table class="diff"><caption>Run ${esc(a.label)} (A) against run ${esc(b.label)} (B): scenario keys that differ, then each policy</caption>` +
+    `<thead><tr><th scope="col">key or policy</th><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+}

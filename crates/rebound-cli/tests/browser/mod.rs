@@ -1,0 +1,206 @@
+//! Headless Chromium driven through chromedriver (WebDriver, fantoccini) against a `rebound lab`
+//! child: the harness of the lab's browser tests. Every wait is a bounded poll; tests take a
+//! lock so that one Chromium runs at a time (the flows stay fast on a loaded machine).
+
+#![allow(dead_code)]
+
+use fantoccini::elements::Element;
+use fantoccini::{Client, ClientBuilder, Locator};
+use rebound_testkit::{free_port, wait_ready};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "../lab_process/mod.rs"]
+mod lab_process;
+pub use lab_process::Lab;
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// One browser test at a time in this test binary.
+pub static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// chromedriver on a free loopback port, killed (with the browsers it started) when dropped.
+pub struct Driver {
+    child: Child,
+    port: u16,
+}
+
+impl Driver {
+    /// Starts chromedriver; panics with the fix when Chromium is missing.
+    pub fn start() -> Driver {
+        for bin in [CHROMIUM, CHROMEDRIVER] {
+            assert!(
+                Path::new(bin).exists(),
+                "{bin} is missing: ./scripts/test.sh installs Debian's chromium and chromium-driver"
+            );
+        }
+        let port = free_port();
+        let child = Command::new(CHROMEDRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let mut driver = Driver { child, port };
+        if !wait_ready(port, Duration::from_secs(20), |_| true) {
+            let _ = driver.child.kill();
+            panic!("chromedriver did not listen on port {port} within 20 s");
+        }
+        driver
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A lab, a driver and a headless Chromium with a fresh profile and download directory.
+pub struct Session {
+    pub c: Client,
+    pub lab: Lab,
+    pub downloads: PathBuf,
+    profile: PathBuf,
+    _driver: Driver,
+}
+
+impl Session {
+    /// Everything started, the page loaded and ready, the window `width` px wide.
+    pub async fn start(name: &str, width: u32) -> Session {
+        let lab = Lab::start();
+        let driver = Driver::start();
+        let dir = std::env::temp_dir().join(format!("rebound-browser-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (profile, downloads) = (dir.join("profile"), dir.join("downloads"));
+        std::fs::create_dir_all(&downloads).unwrap();
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ];
+        let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        args.push(format!("--user-data-dir={}", profile.display()));
+        args.push(format!("--window-size={width},1400"));
+        let caps = serde_json::json!({ "goog:chromeOptions": { "binary": CHROMIUM, "args": args, "prefs": {
+            "download.default_directory": downloads.display().to_string(),
+            "download.prompt_for_download": false,
+        } } });
+        let serde_json::Value::Object(caps) = caps else { unreachable!() };
+        let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{}", driver.port))
+            .await
+            .expect("a WebDriver session in headless Chromium");
+        let s = Session { c, lab, downloads, profile: dir, _driver: driver };
+        s.open(&s.lab.url.clone()).await;
+        s
+    }
+
+    /// Loads `url` and waits for the page to be ready.
+    pub async fn open(&self, url: &str) {
+        self.c.goto(url).await.unwrap();
+        self.ready().await;
+    }
+
+    /// Waits for the page's `data-ready`.
+    pub async fn ready(&self) {
+        until(Duration::from_secs(20), "the page to load its defaults", || async {
+            let v = self.c.execute("return document.body.dataset.ready || ''", vec![]).await.ok()?;
+            (v == "true").then_some(())
+        })
+        .await;
+    }
+
+    /// The element `css` (waiting up to 10 s for it).
+    pub async fn el(&self, css: &str) -> Element {
+        until(Duration::from_secs(10), css, || async { self.c.find(Locator::Css(css)).await.ok() }).await
+    }
+
+    /// Clears the input `css` and types `text` (an input event per key, as a user does).
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let e = self.el(css).await;
+        e.clear().await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    /// Picks the built-in scenario whose name contains `name`.
+    pub async fn builtin(&self, name: &str) {
+        let options = self.c.find_all(Locator::Css("#builtin option")).await.unwrap();
+        for o in options {
+            if o.text().await.unwrap().contains(name) {
+                o.click().await.unwrap();
+                return;
+            }
+        }
+        panic!("no built-in scenario named like {name:?}");
+    }
+
+    /// Clicks Run and waits (up to `limit`) for the run to finish; returns the status line.
+    pub async fn run(&self, limit: Duration) -> String {
+        let before = self.js("return document.getElementById('status').textContent").await;
+        self.el("#run").await.click().await.unwrap();
+        until(limit, "the run to finish", || async {
+            let status = self.js("return document.getElementById('status').textContent").await;
+            let error = self.js("return document.getElementById('run-error').textContent").await;
+            assert!(error.as_str().unwrap_or("").is_empty(), "the run failed: {error}");
+            (status != before && status.as_str()?.contains("done"))
+                .then(|| status.as_str().unwrap().to_string())
+        })
+        .await
+    }
+
+    /// Runs `script` in the page.
+    pub async fn js(&self, script: &str) -> serde_json::Value {
+        self.c.execute(script, vec![]).await.unwrap()
+    }
+
+    /// The texts of the elements `css`.
+    pub async fn texts(&self, css: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in self.c.find_all(Locator::Css(css)).await.unwrap_or_default() {
+            out.push(e.text().await.unwrap_or_default());
+        }
+        out
+    }
+
+    /// A screenshot to the test's temporary directory, and to `docs/img/NAME` when
+    /// REBOUND_SCREENSHOT is set (README's images come from here).
+    pub async fn screenshot(&self, name: &str) {
+        let png = self.c.screenshot().await.unwrap();
+        std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join(name), &png).unwrap();
+        if std::env::var_os("REBOUND_SCREENSHOT").is_some() {
+            std::fs::write(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/img").join(name), &png)
+                .unwrap();
+        }
+    }
+
+    /// Closes the browser and removes its profile.
+    pub async fn close(self) {
+        let _ = self.c.clone().close().await;
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Polls `check` every 100 ms until it returns `Some`, for at most `limit`.
+pub async fn until<T, F: std::future::Future<Output = Option<T>>>(
+    limit: Duration,
+    what: &str,
+    mut check: impl FnMut() -> F,
+) -> T {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out after {limit:?} waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
