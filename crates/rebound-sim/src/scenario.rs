@@ -150,6 +150,9 @@ pub struct Outage {
     /// The service it hits (a `[[service]]` name); default: the one users call.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
+    /// For a service with `replicas`: the one replica it hits, in [0, replicas); default all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica: Option<u32>,
     /// The kind (default `pause`).
     pub kind: OutageKind,
     /// When it begins (default 15 s).
@@ -241,6 +244,7 @@ impl Default for Outage {
     fn default() -> Self {
         Outage {
             service: None,
+            replica: None,
             kind: OutageKind::Pause,
             start: Duration::from_secs(15),
             end: Duration::from_secs(45),

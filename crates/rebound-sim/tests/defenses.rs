@@ -183,3 +183,87 @@ fn bad_queue_keys_name_the_key_and_range() {
         assert!(e.contains(want), "{extra}: {e}");
     }
 }
+
+/// Wilson's 95 % interval for `k` successes in `n` trials.
+fn wilson(k: u64, n: u64) -> (f64, f64) {
+    let (z, n, p) = (1.959_964, n as f64, k as f64 / n as f64);
+    let centre = p + z * z / (2.0 * n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    let d = 1.0 + z * z / n;
+    ((centre - half) / d, (centre + half) / d)
+}
+
+fn replicated(balancer: &str, seed: u64) -> Scenario {
+    Scenario::from_toml(&format!(
+        r#"
+seed = {seed}
+duration = "60s"
+policies = ["constant:base=10ms,max-retries=2"]
+[clients]
+rate = "500/s"
+timeout = "10s"
+[[service]]
+name = "api"
+workers = 100
+service_time = "constant:1ms"
+replicas = 3
+balancer = "{balancer}"
+[outage]
+kind = "hard-down"
+replica = 0
+start = "0s"
+end = "60s"
+"#
+    ))
+    .unwrap()
+}
+
+#[test]
+fn three_replicas_one_down_random_balancer_fails_a_third_cubed() {
+    let (mut failed, mut done) = (0, 0);
+    for seed in 1..=3 {
+        let r = run(&replicated("random", seed));
+        failed += r.gave_up;
+        done += r.gave_up + r.ok;
+        let api = service(&r, "api");
+        let reps = api.replicas.as_ref().expect("a replicated service lists its replicas");
+        assert_eq!(reps.len(), 3);
+        // The dead replica answers nothing; the others answer every attempt that reaches them.
+        assert_eq!((reps[0].ok, reps[0].errors), (0, reps[0].attempts));
+        assert_eq!(reps.iter().map(|x| x.attempts).sum::<u64>(), api.attempts);
+        assert!(reps[1].ok > 0 && reps[2].ok > 0);
+    }
+    let (low, high) = wilson(failed, done);
+    let want = (1.0f64 / 3.0).powi(3);
+    assert!(low <= want && want <= high, "failed {failed}/{done}: [{low}, {high}] vs {want}");
+}
+
+#[test]
+fn round_robin_spreads_evenly_and_least_outstanding_feeds_the_black_hole() {
+    // Round robin: one turn shared by every caller, so each replica gets a third of the
+    // attempts, the dead one's included.
+    let rr = run(&replicated("round-robin", 1));
+    let reps = service(&rr, "api").replicas.clone().unwrap();
+    let third = reps.iter().map(|x| x.attempts).sum::<u64>() as f64 / 3.0;
+    assert!(reps.iter().all(|x| (x.attempts as f64 - third).abs() <= 1.0), "{reps:?}");
+    // Least outstanding: the dead replica holds no request, so it gets every first attempt and,
+    // with ties broken in turn, at least one retry in three: more failures than random.
+    let least = run(&replicated("least-outstanding", 1));
+    let random = run(&replicated("random", 1));
+    assert!(least.gave_up > random.gave_up, "least {} vs random {}", least.gave_up, random.gave_up);
+    let p2 = run(&replicated("power-of-two", 1));
+    assert!(p2.ok > 0);
+}
+
+#[test]
+fn bad_replica_keys_name_the_key_and_range() {
+    let err = |text: &str| Scenario::from_toml(text).unwrap_err().to_string();
+    let e = err("[[service]]\nname = \"api\"\nreplicas = 0\n");
+    assert!(e.contains("service.replicas") && e.contains("[1, 64]"), "{e}");
+    let e = err("[[service]]\nname = \"a\"\nreplicas = 40\n[[service]]\nname = \"b\"\nreplicas = 40\n");
+    assert!(e.contains("service.replicas") && e.contains("64"), "{e}");
+    let e = err("[[service]]\nname = \"api\"\nreplicas = 3\n[outage]\nreplica = 3\n");
+    assert!(e.contains("outage.replica") && e.contains("[0, replicas)"), "{e}");
+    let e = err("[[service]]\nname = \"api\"\nbalancer = \"nearest\"\n");
+    assert!(e.contains("balancer") || e.contains("nearest"), "{e}");
+}

@@ -43,6 +43,8 @@ impl Engine<'_> {
         job.tries = job.tries.saturating_add(1);
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
+        let to = self.route(to);
+        self.svcs[s as usize].jobs[j as usize].to = to as u16;
         self.hedge_start(t, Caller::Job(s, j), seq);
         let sent = if first { Sent::First } else { Sent::Retry };
         if !self.send(t, to, Caller::Job(s, j), seq, sent) && !self.hedge_error(t, Caller::Job(s, j), seq) {

@@ -80,6 +80,15 @@ pub struct ServiceConfig {
     /// at once. Default none. Not for `s5`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codel: Option<super::defense::CodelConfig>,
+    /// Identical copies of the service, in [1, 64] (at most 64 services in all, replicas
+    /// counted); every attempt at it, retries and hedges included, goes to one through
+    /// `balancer`. Default 1.
+    #[serde(skip_serializing_if = "super::defense::is_one")]
+    pub replicas: u32,
+    /// How an attempt picks a replica: `round-robin` (default), `random`,
+    /// `least-outstanding` or `power-of-two` ([`super::defense::Balancer`]).
+    #[serde(skip_serializing_if = "super::defense::Balancer::is_round_robin")]
+    pub balancer: super::defense::Balancer,
 }
 
 /// What a service does with an arrival when its queue is full.
@@ -121,6 +130,8 @@ impl Default for ServiceConfig {
             queue_discipline: super::defense::QueueDiscipline::Fifo,
             adaptive_lifo_threshold: None,
             codel: None,
+            replicas: 1,
+            balancer: super::defense::Balancer::RoundRobin,
         }
     }
 }

@@ -64,6 +64,10 @@ pub(super) struct Engine<'a> {
     /// The last 429's caller ([`Caller::encode`]), attempt and `Retry-After` (nanoseconds),
     /// until the caller's policy reads it ([`Engine::take_hint`]).
     pub throttled: Option<(u32, u32, Nanos)>,
+    /// The balancers' draws.
+    pub lb_rng: SmallRng,
+    /// With a replicated entry service: the replica each user's current attempt went to.
+    pub user_to: Vec<u16>,
 }
 
 /// The entry service's answers and sheds from a given time on (after a warm-up), counted at the
@@ -122,6 +126,7 @@ pub fn run_stoppable(
     };
     let mut next_check = outage_over.max(SECOND);
     let entry = e.topo.entry;
+    let replicated = e.topo.nodes[entry].replicas > 1;
     while let Some((t, ev)) =
         e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
     {
@@ -130,7 +135,7 @@ pub fn run_stoppable(
         }
         e.advance(t);
         e.dispatch(t, ev);
-        let c = e.svcs[entry].in_flight();
+        let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
         e.rec.concurrency(t, c);
         if e.q.popped() % POLL_EVERY == 0 {
             stop.check(e.q.popped(), fixed + e.held_bytes())?;
@@ -190,6 +195,8 @@ impl<'a> Engine<'a> {
             rec: Recorder::new(end),
             sampled: 0,
             throttled: None,
+            lb_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_200)),
+            user_to: Vec::new(),
             topo,
         };
         e.hedges.on =
@@ -283,7 +290,14 @@ impl<'a> Engine<'a> {
 
     #[inline]
     fn outage_start(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
+        let from = self.topo.outage_target;
+        for s in from..from + self.topo.outage_nodes {
+            self.outage_start_at(t, s);
+        }
+    }
+
+    #[inline]
+    fn outage_start_at(&mut self, t: Nanos, s: usize) {
         match self.sc.outage.kind {
             OutageKind::Pause => self.pause(s),
             OutageKind::HardDown => self.go_down(t, s),
@@ -299,7 +313,14 @@ impl<'a> Engine<'a> {
 
     #[inline]
     fn outage_end(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
+        let from = self.topo.outage_target;
+        for s in from..from + self.topo.outage_nodes {
+            self.outage_end_at(t, s);
+        }
+    }
+
+    #[inline]
+    fn outage_end_at(&mut self, t: Nanos, s: usize) {
         match self.sc.outage.kind {
             OutageKind::Pause => self.resume(t, s),
             OutageKind::HardDown => self.svcs[s].come_up(),

@@ -181,8 +181,7 @@ impl Engine<'_> {
         let job = svc.jobs[j as usize];
         match ev {
             Ev::CallTimeout(..) if job.live && job.waiting && job.seq == x => {
-                let to = self.topo.nodes[s as usize].calls[job.call as usize].to;
-                self.svcs[to].point(t).timedout += 1;
+                self.svcs[usize::from(job.to)].point(t).timedout += 1;
                 self.call_failed(t, s, j, RetryCause::Timeout, true);
             }
             Ev::CallTimeout(..) => {}
@@ -214,7 +213,7 @@ impl Engine<'_> {
         } else {
             p.errors += 1;
         }
-        if s == self.topo.entry {
+        if self.topo.nodes[s].group == self.topo.entry {
             self.rec.residence += u128::from(residence);
             self.rec.answered += 1;
         }
@@ -241,7 +240,7 @@ impl Engine<'_> {
             *busy -= 1;
             self.take_from_queue(t, s);
         }
-        if s == self.topo.entry {
+        if self.topo.nodes[s].group == self.topo.entry {
             self.rec.residence += u128::from(latency);
             self.rec.answered += 1;
             if ok && t >= self.measure_from {

@@ -32,6 +32,8 @@ pub(super) struct Job {
     pub waiting: bool,
     /// Attempts of the current call so far.
     pub tries: u32,
+    /// The replica its current call attempt went to (the callee without replicas).
+    pub to: u16,
 }
 
 pub(super) enum SvcKind {
@@ -78,6 +80,8 @@ pub(super) struct Svc {
     pub codel: Option<super::defense::codel::Codel>,
     /// Requests CoDel dropped, not yet answered.
     pub shed_now: Vec<u32>,
+    /// The balancer's turn (on a group's first replica).
+    pub rr: u32,
 }
 
 impl Svc {
@@ -129,6 +133,7 @@ impl Svc {
             shed_by: super::defense::ShedBy::default(),
             codel: node.codel.as_ref().map(super::defense::codel::Codel::new),
             shed_now: Vec::new(),
+            rr: 0,
         }
     }
 
@@ -187,6 +192,7 @@ impl Svc {
             seq,
             waiting: false,
             tries: 0,
+            to: 0,
         };
         match self.free.pop() {
             Some(j) => {

@@ -117,6 +117,10 @@ pub struct ServiceReport {
     /// otherwise (every shed arrival then found the queue full).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shed_by: Option<super::ShedBy>,
+    /// Each replica's counts, for a service with `replicas` > 1 (the other fields sum them);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Vec<super::ReplicaReport>>,
     /// Requests answered OK.
     pub ok: u64,
     /// Requests answered with an error.

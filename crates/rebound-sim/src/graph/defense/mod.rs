@@ -7,9 +7,16 @@
 //! Each is a key of `[[service]]`; a service without them runs exactly as before (the engine
 //! checks one `Option` per arrival).
 
+mod balance;
 pub(super) mod codel;
 mod discipline;
 pub(super) mod rate_limit;
+mod replicas;
+
+pub(crate) use balance::is_one;
+pub use balance::Balancer;
+pub(super) use replicas::merge;
+pub use replicas::ReplicaReport;
 
 pub use codel::CodelConfig;
 pub use discipline::{Discipline, QueueDiscipline};
@@ -97,6 +104,45 @@ pub(super) fn check_codel(c: &ServiceConfig) -> Result<Option<CodelConfig>, BadK
         return Err(("service.codel.target", fmt(k.target), "a duration below service.codel.interval"));
     }
     Ok(Some(k))
+}
+
+/// The node index of each service's first replica; an error past [`super::MAX_SERVICES`]
+/// nodes or for `replicas` outside [1, 64].
+pub(super) fn first_replicas(configs: &[ServiceConfig]) -> Result<Vec<usize>, BadKey> {
+    let mut first = Vec::with_capacity(configs.len());
+    let mut total = 0usize;
+    for c in configs {
+        if c.replicas == 0 || c.replicas as usize > super::MAX_SERVICES {
+            return Err((
+                "service.replicas",
+                format!("{} (service `{}`)", c.replicas, c.name),
+                "an integer in [1, 64]",
+            ));
+        }
+        first.push(total);
+        total += c.replicas as usize;
+    }
+    if total > super::MAX_SERVICES {
+        return Err((
+            "service.replicas",
+            format!("{total} services in all"),
+            "at most 64 services, replicas counted",
+        ));
+    }
+    Ok(first)
+}
+
+/// The nodes an outage hits: `(first, count)`, all of a service's replicas or `replica` alone.
+pub(super) fn outage_replicas(
+    n: &Node,
+    first: usize,
+    replica: Option<u32>,
+) -> Result<(usize, usize), BadKey> {
+    match replica {
+        None => Ok((first, n.replicas as usize)),
+        Some(r) if r < n.replicas => Ok((first + r as usize, 1)),
+        Some(r) => Err(("outage.replica", r.to_string(), "an integer in [0, replicas) of outage.service")),
+    }
 }
 
 use super::engine::{Caller, Engine};
