@@ -60,6 +60,22 @@ fn the_queue_storm_is_survived_with_adaptive_lifo_and_codel_not_fifo() {
 }
 
 #[test]
+fn a_retry_through_the_balancer_finds_a_live_replica() {
+    let path = format!("{}/../../examples/scenarios/replicas.toml", env!("CARGO_MANIFEST_DIR"));
+    let v = storm_json("replicas", &std::fs::read_to_string(path).unwrap());
+    let p = &v["policies"][0];
+    let replicas = p["services"][0]["replicas"].as_array().unwrap();
+    assert_eq!(replicas.len(), 3);
+    assert_eq!(replicas[0]["ok"], 0, "replica 0 is hard-down");
+    // Each attempt reaches the dead replica with probability 1/3: 1 + 1/3 + 1/9 attempts per
+    // request with 2 retries, inside the 3 runs' interval.
+    let m = &p["attempts_per_request_mean"];
+    let (low, high) = (m["low"].as_f64().unwrap(), m["high"].as_f64().unwrap());
+    let want = 1.0 + 1.0 / 3.0 + 1.0 / 9.0;
+    assert!(low <= want && want <= high, "[{low}, {high}] vs {want}");
+}
+
+#[test]
 fn bad_defense_keys_are_usage_errors_naming_the_key() {
     for (i, (extra, want)) in [
         ("rate_limit = \"10/s\"\nburst = 0", "service.burst"),
@@ -71,6 +87,8 @@ fn bad_defense_keys_are_usage_errors_naming_the_key() {
             "service.adaptive_lifo_threshold",
         ),
         ("codel = { target = \"200ms\" }", "service.codel.target"),
+        ("replicas = 65", "service.replicas"),
+        ("replicas = 2\n[outage]\nreplica = 2", "outage.replica"),
     ]
     .into_iter()
     .enumerate()
