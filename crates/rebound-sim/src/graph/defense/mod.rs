@@ -1,11 +1,13 @@
 //! How a service defends itself (issue 29): a rate limit answering 429 with `Retry-After`
-//! ([`rate_limit`]), and the count of arrivals each defense shed ([`ShedBy`]).
+//! (`rate_limit.rs`), a queue discipline (`discipline.rs`: FIFO, LIFO, adaptive LIFO), CoDel on
+//! the request queue (`codel.rs`), replicas behind a load balancer (`balance.rs`,
+//! `replicas.rs`), and the count of arrivals each defense shed ([`ShedBy`]).
 //!
 //! Why: a service that only queues serves, in a retry storm, requests whose callers have long
-//! given up — its goodput falls while it is busiest. The defenses here refuse work early, so
-//! that what the service does serve is still wanted, and tell callers when to come back.
-//! Each is a key of `[[service]]`; a service without them runs exactly as before (the engine
-//! checks one `Option` per arrival).
+//! given up — its goodput falls while it is busiest. The defenses here refuse work early, or
+//! serve what is still wanted first, and tell callers when to come back. Each is a key of
+//! `[[service]]`; a service without them runs exactly as before (the golden runs are unchanged
+//! to the byte): the engine checks an `Option` or a small enum where a defense would act.
 
 mod balance;
 pub(super) mod codel;
