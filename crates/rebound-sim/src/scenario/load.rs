@@ -188,7 +188,8 @@ pub(crate) fn check(sc: &Scenario) -> Result<(), ScenarioError> {
         return Err(invalid(
             "clients.think",
             fmt(c.think),
-            "at least the most active users (phases and load spike included) / 1000000 s",
+            "at least the most active users (phases and load spike included) / 1000000 s: \
+             the users may offer at most 1000000 requests/s",
         ));
     }
     Ok(())
