@@ -88,6 +88,8 @@ fn bad_defense_keys_are_usage_errors_naming_the_key() {
         ),
         ("codel = { target = \"200ms\" }", "service.codel.target"),
         ("replicas = 65", "service.replicas"),
+        ("concurrency_limit = \"fixed:0\"", "service.concurrency_limit"),
+        ("concurrency_limit = \"gradient2:smoothing=2\"", "service.concurrency_limit"),
         ("replicas = 2\n[outage]\nreplica = 2", "outage.replica"),
     ]
     .into_iter()

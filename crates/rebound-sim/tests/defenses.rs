@@ -267,3 +267,70 @@ fn bad_replica_keys_name_the_key_and_range() {
     let e = err("[[service]]\nname = \"api\"\nbalancer = \"nearest\"\n");
     assert!(e.contains("balancer") || e.contains("nearest"), "{e}");
 }
+
+/// Open-loop users at 2000 req/s, twice the capacity of 10 workers × 10 ms, no retries; the
+/// service's p99 latency in ms over the last 50 s (± 11 %: the histogram's buckets).
+fn overloaded_p99(limit: &str) -> (f64, StormReport) {
+    let r = run(&Scenario::from_toml(&format!(
+        r#"
+duration = "60s"
+policies = ["constant:max-retries=0"]
+[clients]
+rate = "2000/s"
+timeout = "60s"
+[[service]]
+name = "api"
+workers = 10
+queue = 1000
+service_time = "constant:10ms"
+{limit}
+[outage]
+kind = "none"
+"#
+    ))
+    .unwrap());
+    let p99 = service(&r, "api").latency.quantile_ms(10, 60, 0.99).unwrap();
+    (p99, r)
+}
+
+#[test]
+fn concurrency_limits_keep_latency_near_the_unloaded_p99_under_2x_overload() {
+    // Unloaded, a request takes its 10 ms; FIFO with a queue of 1000 under 2x overload: 1 s.
+    let (fifo, _) = overloaded_p99("");
+    assert!(fifo > 900.0, "{fifo}");
+    // fixed:20 with 10 workers: an admitted request finds at most 19 ahead, so it waits at most
+    // one 10 ms round: latency <= ceil(20 / 10) x 10 ms = 20 ms.
+    let (fixed, r) = overloaded_p99("concurrency_limit = \"fixed:20\"");
+    assert!(fixed <= 20.0 * 1.11, "{fixed}");
+    let shed = service(&r, "api").shed_by.unwrap();
+    assert!(shed.concurrency_limit > 0 && shed.queue_full == 0, "{shed:?}");
+    // gradient2 (Netflix's defaults): the limit never passes max_concurrency = 200, so latency
+    // <= ceil(200 / 10) x 10 ms = 200 ms; the gradient keeps it well below, at full goodput.
+    let (g2, r) = overloaded_p99("concurrency_limit = \"gradient2\"");
+    assert!(g2 <= 200.0 * 1.11 && g2 < fifo / 10.0, "{g2}");
+    let ok = service(&r, "api").series[10..].iter().map(|p| p.ok).sum::<u64>() as f64 / 50.0;
+    assert!(ok > 990.0, "goodput {ok}/s");
+    // aimd is loss-based: with no failures and latency under its 5 s timeout it grows to the
+    // queue; a 50 ms timeout makes slow answers count as drops and holds latency down.
+    let (aimd, _) = overloaded_p99("concurrency_limit = \"aimd\"");
+    assert!(aimd > 900.0, "{aimd}");
+    let (aimd50, _) = overloaded_p99("concurrency_limit = \"aimd:timeout=50ms\"");
+    assert!(aimd50 < fifo / 5.0, "{aimd50}");
+}
+
+#[test]
+fn bad_concurrency_limits_name_the_key_and_range() {
+    for (v, want) in
+        [("fixed:0", "[1, 10000000]"), ("aimd:backoff_ratio=0.2", "[0.5, 1)"), ("vegas", "gradient2")]
+    {
+        let text = format!("[[service]]\nname = \"api\"\nconcurrency_limit = \"{v}\"\n");
+        let e = Scenario::from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains("service.concurrency_limit") && e.contains(want), "{v}: {e}");
+    }
+    let e = Scenario::from_toml(
+        "[[service]]\nname = \"api\"\nservice_time = \"s5\"\nconcurrency_limit = \"fixed:3\"\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("service.concurrency_limit"), "{e}");
+}

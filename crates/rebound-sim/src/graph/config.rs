@@ -80,6 +80,13 @@ pub struct ServiceConfig {
     /// at once. Default none. Not for `s5`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub codel: Option<super::defense::CodelConfig>,
+    /// At most this many requests in the service, queued or in service; an arrival past it
+    /// is shed at once: `"fixed:N"`, `"aimd[:initial_limit=..,backoff_ratio=..,timeout=..]"`
+    /// or `"gradient2[:initial_limit=..,min_limit=..,max_concurrency=..,smoothing=..,
+    /// queue_size=..,long_window=..]"`, with Netflix concurrency-limits' defaults
+    /// ([`super::defense::ConcurrencyLimit`]). Default none. Not for `s5`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency_limit: Option<super::defense::ConcurrencyLimit>,
     /// Identical copies of the service, in [1, 64] (at most 64 services in all, replicas
     /// counted); every attempt at it, retries and hedges included, goes to one through
     /// `balancer`. Default 1.
@@ -130,6 +137,7 @@ impl Default for ServiceConfig {
             queue_discipline: super::defense::QueueDiscipline::Fifo,
             adaptive_lifo_threshold: None,
             codel: None,
+            concurrency_limit: None,
             replicas: 1,
             balancer: super::defense::Balancer::RoundRobin,
         }

@@ -49,6 +49,11 @@ impl Engine<'_> {
                 }
             };
         }
+        if let Some(l) = &svc.limiter {
+            if !l.admits(svc.in_flight()) {
+                return self.over_limit(t, s);
+            }
+        }
         let j = svc.alloc(caller, seq, t);
         let svc = &mut self.svcs[s];
         match &mut svc.kind {
@@ -226,6 +231,12 @@ impl Engine<'_> {
         let svc = &mut self.svcs[s];
         let job = svc.release(j);
         let latency = t - job.arrived;
+        if svc.limiter.is_some() {
+            let in_flight = svc.in_flight();
+            if let Some(l) = &mut svc.limiter {
+                l.on_sample(latency, in_flight, !ok);
+            }
+        }
         svc.latency.record(t, latency);
         svc.latency_sum += u128::from(latency);
         svc.answered += 1;

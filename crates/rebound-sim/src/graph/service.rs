@@ -82,6 +82,8 @@ pub(super) struct Svc {
     pub shed_now: Vec<u32>,
     /// The balancer's turn (on a group's first replica).
     pub rr: u32,
+    /// The concurrency limit's state.
+    pub limiter: Option<super::defense::limit::Limiter>,
 }
 
 impl Svc {
@@ -134,6 +136,7 @@ impl Svc {
             codel: node.codel.as_ref().map(super::defense::codel::Codel::new),
             shed_now: Vec::new(),
             rr: 0,
+            limiter: node.concurrency_limit.map(super::defense::limit::Limiter::new),
         }
     }
 

@@ -39,6 +39,8 @@ pub struct Node {
     pub discipline: super::defense::Discipline,
     /// CoDel on the queue.
     pub codel: Option<super::defense::CodelConfig>,
+    /// The concurrency limit.
+    pub concurrency_limit: Option<super::defense::ConcurrencyLimit>,
     /// The index of its group's first replica (its own index without replicas).
     pub group: usize,
     /// Replicas in its group (1: none).
@@ -185,6 +187,7 @@ impl Topology {
                 rate_limit: super::defense::check_rate_limit(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
                 discipline: super::defense::check_discipline(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
                 codel: super::defense::check_codel(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                concurrency_limit: super::defense::check_limit(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
                 group: first[i],
                 replicas: c.replicas,
                 balancer: c.balancer,

@@ -12,6 +12,7 @@
 mod balance;
 pub(super) mod codel;
 mod discipline;
+pub(super) mod limit;
 pub(super) mod rate_limit;
 mod replicas;
 
@@ -22,6 +23,7 @@ pub use replicas::ReplicaReport;
 
 pub use codel::CodelConfig;
 pub use discipline::{Discipline, QueueDiscipline};
+pub use limit::ConcurrencyLimit;
 
 use serde::Serialize;
 
@@ -86,6 +88,18 @@ pub(super) fn check_discipline(c: &ServiceConfig) -> Result<Discipline, BadKey> 
             "absent unless queue_discipline = \"adaptive-lifo\"",
         )),
         (QueueDiscipline::Lifo, None) => Ok(Discipline::Lifo),
+    }
+}
+
+/// A checked `concurrency_limit` (its forms are checked when parsed).
+pub(super) fn check_limit(c: &ServiceConfig) -> Result<Option<ConcurrencyLimit>, BadKey> {
+    match c.concurrency_limit {
+        Some(_) if c.service_time == super::ServiceTime::S5 => Err((
+            "service.concurrency_limit",
+            "s5".into(),
+            "absent for an `s5` service (its own model sets its concurrency)",
+        )),
+        l => Ok(l),
     }
 }
 
@@ -156,7 +170,7 @@ use std::time::Duration;
 impl Node {
     /// Whether the service has a defense that sheds (its report then says what shed what).
     pub fn defended(&self) -> bool {
-        self.rate_limit.is_some() || self.codel.is_some()
+        self.rate_limit.is_some() || self.codel.is_some() || self.concurrency_limit.is_some()
     }
 }
 
@@ -200,6 +214,17 @@ impl Engine<'_> {
             svc.shed_by.codel += 1;
             self.reply(t, job.caller, job.caller_seq, false);
         }
+    }
+
+    /// Service `s`'s concurrency limit refused an arrival at `t`: shed at once, an error to its
+    /// caller; `false`, as [`Engine::arrive_as`] returns.
+    #[cold]
+    pub(super) fn over_limit(&mut self, t: Nanos, s: usize) -> bool {
+        let svc = &mut self.svcs[s];
+        svc.point(t).shed += 1;
+        svc.shed_by.concurrency_limit += 1;
+        self.refused(t, s);
+        false
     }
 
     /// The `Retry-After` of the 429 that answered `caller`'s attempt `seq`, if that was the
