@@ -22,8 +22,10 @@
 mod backoffs;
 mod breaker;
 mod hedging;
+mod hints;
 mod retry_on;
 
+pub use hints::RetryAfter;
 pub use retry_on::RetryOn;
 
 use crate::queue::Nanos;
@@ -61,6 +63,8 @@ pub struct Retrier {
     percentile: Cell<Option<(u64, Option<Duration>)>>,
     /// Which failures may be retried.
     retry_on: RetryOn,
+    /// What a server's wait hint does.
+    hints: RetryAfter,
 }
 
 /// A seed for client `client` of a run seeded with `seed` (SplitMix64's finaliser, so that
@@ -99,7 +103,14 @@ impl Retrier {
             recorded: Cell::new(0),
             percentile: Cell::new(None),
             retry_on: RetryOn::All,
+            hints: RetryAfter::Honour,
         }
+    }
+
+    /// Honours or ignores servers' wait hints (default: honours them).
+    pub fn with_retry_after(mut self, hints: RetryAfter) -> Retrier {
+        self.hints = hints;
+        self
     }
 
     /// Retries only the failures `on` allows (default: all).
@@ -197,6 +208,21 @@ impl Retrier {
     /// being rejected by the throttle): the wait before its retry, or `None` to give up.
     #[inline]
     pub fn on_failure(&mut self, client: u32, t: Nanos, cause: RetryCause, sent: bool) -> Option<Duration> {
+        self.on_failure_hinted(client, t, cause, sent, None)
+    }
+
+    /// [`Retrier::on_failure`] after an answer that carried a wait hint (a 429's
+    /// `Retry-After`): the wait is at least the hint when the policy honours hints, and a hint
+    /// above the ceiling gives up ([`RetryAfter`]).
+    #[inline]
+    pub fn on_failure_hinted(
+        &mut self,
+        client: u32,
+        t: Nanos,
+        cause: RetryCause,
+        sent: bool,
+        hint: Option<Duration>,
+    ) -> Option<Duration> {
         let now = self.at(t);
         if let Some(br) = &mut self.breaker {
             if let Some(wait) = br.on_failure(client, &now) {
@@ -213,6 +239,7 @@ impl Retrier {
             return None;
         }
         let delay = self.backoff.next_delay(client)?;
+        let delay = if hint.is_some() { self.hints.apply(delay, hint)? } else { delay };
         // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
         if let Some((limit, started)) = &self.deadline {
             let elapsed = Duration::from_nanos(t.saturating_sub(started[client as usize]));

@@ -103,6 +103,11 @@ pub struct Clients {
     /// Which failures the users' policy may retry: `all` (default), `errors` or `timeouts`.
     #[serde(skip_serializing_if = "crate::retrier::RetryOn::is_all")]
     pub retry_on: crate::retrier::RetryOn,
+    /// What the users' policy does with the entry service's `Retry-After` (a rate limit's
+    /// 429): `honour` (default: wait at least that long, give up above 60 s, as the library's
+    /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
+    #[serde(skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
+    pub retry_after: crate::retrier::RetryAfter,
 }
 
 /// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
@@ -146,6 +151,9 @@ pub struct Outage {
     /// The service it hits (a `[[service]]` name); default: the one users call.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service: Option<String>,
+    /// For a service with `replicas`: the one replica it hits, in [0, replicas); default all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica: Option<u32>,
     /// The kind (default `pause`).
     pub kind: OutageKind,
     /// When it begins (default 15 s).
@@ -213,6 +221,7 @@ impl Default for Clients {
             latency: None,
             loss: 0.0,
             retry_on: crate::retrier::RetryOn::All,
+            retry_after: crate::retrier::RetryAfter::Honour,
         }
     }
 }
@@ -236,6 +245,7 @@ impl Default for Outage {
     fn default() -> Self {
         Outage {
             service: None,
+            replica: None,
             kind: OutageKind::Pause,
             start: Duration::from_secs(15),
             end: Duration::from_secs(45),

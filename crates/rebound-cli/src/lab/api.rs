@@ -242,7 +242,7 @@ mod tests {
     /// cost model's included (issue 24).
     #[test]
     fn every_builtin_scenario_is_within_the_lab_bounds() {
-        for (name, _, s) in super::builtin_scenarios() {
+        for (name, _, s) in crate::lab::builtins::builtin_scenarios() {
             let s = rebound_sim::Scenario { policies: s.policies_or_default(), ..s };
             super::check_bounds(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
         }

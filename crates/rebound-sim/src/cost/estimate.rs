@@ -99,8 +99,10 @@ impl Estimate {
             .iter()
             .enumerate()
             .filter(|(_, node)| node.time == ServiceTime::S5)
-            .map(|(i, _)| {
-                let share = if i == topo.entry { entry_attempts } else { attempts };
+            .map(|(_, node)| {
+                // A replicated service's attempts are split among its replicas.
+                let share = if node.group == topo.entry { entry_attempts } else { attempts };
+                let share = share / f64::from(node.replicas);
                 let residence = sc.server.min_delay.min(d).as_secs_f64();
                 share * (residence / sc.server.tick.as_secs_f64()).max(1.0)
             })

@@ -43,6 +43,8 @@ impl Engine<'_> {
         job.tries = job.tries.saturating_add(1);
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
+        let to = self.route(to);
+        self.svcs[s as usize].jobs[j as usize].to = to as u16;
         self.hedge_start(t, Caller::Job(s, j), seq);
         let sent = if first { Sent::First } else { Sent::Retry };
         if !self.send(t, to, Caller::Job(s, j), seq, sent) && !self.hedge_error(t, Caller::Job(s, j), seq) {
@@ -81,8 +83,14 @@ impl Engine<'_> {
         let svc = &mut self.svcs[s as usize];
         let job = &mut svc.jobs[j as usize];
         job.waiting = false;
-        let (k, w, gen) = (job.call as usize, job.worker, job.gen);
-        match svc.retriers[k].on_failure(w, t, cause, sent) {
+        let (k, w, gen, seq) = (job.call as usize, job.worker, job.gen, job.seq);
+        let hint = match (sent, cause) {
+            (true, RetryCause::Error) => self.take_hint(Caller::Job(s, j), seq),
+            _ => None,
+        };
+        let cause = if hint.is_some() { RetryCause::Throttling } else { cause };
+        let svc = &mut self.svcs[s as usize];
+        match svc.retriers[k].on_failure_hinted(w, t, cause, sent, hint) {
             Some(d) => self.q.push(t.saturating_add(nanos(d)), Ev::CallRetry(s, j, gen)),
             None => self.answer(t, s as usize, j, false),
         }

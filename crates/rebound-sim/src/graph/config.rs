@@ -57,6 +57,45 @@ pub struct ServiceConfig {
     /// (no answer: its caller times out). For `s5`: see `[server] backlog_full`.
     #[serde(skip_serializing_if = "OnFull::is_error")]
     pub on_full: OnFull,
+    /// A token bucket in front of the service (`"100/s"`, `"30/m"`, `"3600/h"`, in (0,
+    /// 10,000,000] per second): an arrival past it is answered 429 at once, with a
+    /// `Retry-After` as `rebound serve --rate-limit` computes it (see
+    /// [`crate::graph::defense`]). Default none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<Rate>,
+    /// The bucket's size, in [1, 10,000,000] tokens (only with `rate_limit`); default the
+    /// rate's tokens per second, at least 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u32>,
+    /// Which waiting request a free worker takes: `fifo` (default), `lifo`, or `adaptive-lifo`
+    /// (newest first while more than `adaptive_lifo_threshold` wait). Not for `s5`.
+    #[serde(skip_serializing_if = "super::defense::QueueDiscipline::is_fifo")]
+    pub queue_discipline: super::defense::QueueDiscipline,
+    /// For `adaptive-lifo`: newest first while more than this many requests wait, in [0,
+    /// `queue`] (default: half the queue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adaptive_lifo_threshold: Option<u32>,
+    /// CoDel on the request queue (RFC 8289): `{ target = "5ms", interval = "100ms" }` (those
+    /// are the defaults of each sub-key); a request it drops at dequeue is answered an error
+    /// at once. Default none. Not for `s5`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub codel: Option<super::defense::CodelConfig>,
+    /// At most this many requests in the service, queued or in service; an arrival past it
+    /// is shed at once: `"fixed:N"`, `"aimd[:initial_limit=..,backoff_ratio=..,timeout=..]"`
+    /// or `"gradient2[:initial_limit=..,min_limit=..,max_concurrency=..,smoothing=..,
+    /// queue_size=..,long_window=..]"`, with Netflix concurrency-limits' defaults
+    /// ([`super::defense::ConcurrencyLimit`]). Default none. Not for `s5`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency_limit: Option<super::defense::ConcurrencyLimit>,
+    /// Identical copies of the service, in [1, 64] (at most 64 services in all, replicas
+    /// counted); every attempt at it, retries and hedges included, goes to one through
+    /// `balancer`. Default 1.
+    #[serde(skip_serializing_if = "super::defense::is_one")]
+    pub replicas: u32,
+    /// How an attempt picks a replica: `round-robin` (default), `random`,
+    /// `least-outstanding` or `power-of-two` ([`super::defense::Balancer`]).
+    #[serde(skip_serializing_if = "super::defense::Balancer::is_round_robin")]
+    pub balancer: super::defense::Balancer,
 }
 
 /// What a service does with an arrival when its queue is full.
@@ -93,6 +132,14 @@ impl Default for ServiceConfig {
             calls: Vec::new(),
             error_rate: 0.0,
             on_full: OnFull::Error,
+            rate_limit: None,
+            burst: None,
+            queue_discipline: super::defense::QueueDiscipline::Fifo,
+            adaptive_lifo_threshold: None,
+            codel: None,
+            concurrency_limit: None,
+            replicas: 1,
+            balancer: super::defense::Balancer::RoundRobin,
         }
     }
 }
@@ -122,6 +169,11 @@ pub struct CallConfig {
     /// Which failures the call's policy may retry: `all` (default), `errors`, `timeouts`.
     #[serde(default, skip_serializing_if = "crate::retrier::RetryOn::is_all")]
     pub retry_on: crate::retrier::RetryOn,
+    /// What the call's policy does with a callee's `Retry-After` (a rate limit's 429):
+    /// `honour` (default: wait at least that long, give up above 60 s, as the library's
+    /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
+    #[serde(default, skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
+    pub retry_after: crate::retrier::RetryAfter,
 }
 
 fn no_retries() -> Spec {

@@ -62,6 +62,13 @@ pub(super) struct Engine<'a> {
     pub rec: Recorder,
     /// The next second whose end-of-second service state is not yet recorded.
     pub sampled: u64,
+    /// The last 429's caller ([`Caller::encode`]), attempt and `Retry-After` (nanoseconds),
+    /// until the caller's policy reads it ([`Engine::take_hint`]).
+    pub throttled: Option<(u32, u32, Nanos)>,
+    /// The balancers' draws.
+    pub lb_rng: SmallRng,
+    /// With a replicated entry service: the replica each user's current attempt went to.
+    pub user_to: Vec<u16>,
 }
 
 /// The entry service's answers and sheds from a given time on (after a warm-up), counted at the
@@ -124,6 +131,7 @@ pub fn run_stoppable(
     let early = scenario.outage.kind == OutageKind::CapacityCut;
     let mut next_check = if early { SECOND } else { outage_over.max(SECOND) };
     let entry = e.topo.entry;
+    let replicated = e.topo.nodes[entry].replicas > 1;
     while let Some((t, ev)) =
         e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
     {
@@ -132,7 +140,7 @@ pub fn run_stoppable(
         }
         e.advance(t);
         e.dispatch(t, ev);
-        let c = e.svcs[entry].in_flight();
+        let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
         e.rec.concurrency(t, c);
         if e.q.popped() % POLL_EVERY == 0 {
             stop.check(e.q.popped(), fixed + e.held_bytes())?;
@@ -186,11 +194,16 @@ impl<'a> Engine<'a> {
             timeout: nanos(sc.clients.timeout),
             users: Users::new(n),
             free_users: Vec::new(),
-            retrier: Retrier::new(spec, n, sc.seed).with_retry_on(sc.clients.retry_on),
+            retrier: Retrier::new(spec, n, sc.seed)
+                .with_retry_on(sc.clients.retry_on)
+                .with_retry_after(sc.clients.retry_after),
             svcs,
             hedges: super::hedge::Hedges::default(),
             rec: Recorder::new(end),
             sampled: 0,
+            throttled: None,
+            lb_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_200)),
+            user_to: Vec::new(),
             topo,
         };
         e.hedges.on =

@@ -20,7 +20,9 @@ impl Engine<'_> {
             }
         }
         let services: Vec<ServiceReport> = self.service_reports(dur);
-        let entry_area = self.svcs[self.topo.entry].area;
+        let entry = self.topo.entry;
+        let entry_area: u128 =
+            self.svcs[entry..entry + self.topo.nodes[entry].replicas as usize].iter().map(|s| s.area).sum();
         let pts = &self.rec.points;
         let total = |f: fn(&Point) -> u64| pts.iter().map(f).sum::<u64>();
         let (ok, attempts) = (total(|p| p.ok), total(|p| p.sent));
@@ -61,35 +63,57 @@ impl Engine<'_> {
     }
 
     fn service_reports(&mut self, dur: f64) -> Vec<ServiceReport> {
+        let mut reports: Vec<ServiceReport> =
+            (0..self.svcs.len()).map(|i| self.service_report(i, dur)).collect();
+        if self.topo.nodes.iter().all(|n| n.replicas == 1) {
+            return reports;
+        }
+        // A replicated service's replicas are consecutive nodes: one report for them all.
+        let mut out = Vec::new();
+        for i in (0..self.topo.nodes.len()).rev() {
+            let group = reports.split_off(i);
+            if self.topo.nodes[i].group != i {
+                reports.extend(group);
+                continue;
+            }
+            let answered: Vec<u64> = self.svcs[i..i + group.len()].iter().map(|s| s.answered).collect();
+            out.push(if group.len() > 1 {
+                super::defense::merge(group, &answered)
+            } else {
+                group.into_iter().next().expect("one")
+            });
+        }
+        out.reverse();
+        out
+    }
+
+    fn service_report(&mut self, i: usize, dur: f64) -> ServiceReport {
         let started = self.rec.started;
-        self.svcs
-            .iter_mut()
-            .zip(&self.topo.nodes)
-            .map(|(s, node)| {
-                let sum = |f: fn(&super::ServicePoint) -> u64| s.series.iter().map(f).sum::<u64>();
-                let (first, retries, hedges) = (sum(|p| p.first), sum(|p| p.retries), sum(|p| p.hedges));
-                ServiceReport {
-                    name: node.name.clone(),
-                    attempts: first + retries + hedges,
-                    retries,
-                    hedges,
-                    amplification: per(first + retries + hedges, started).unwrap_or(0.0),
-                    shed: sum(|p| p.shed),
-                    ok: sum(|p| p.ok),
-                    errors: sum(|p| p.errors),
-                    timedout: sum(|p| p.timedout),
-                    expired: sum(|p| p.expired),
-                    mean_in_flight: s.area as f64 / dur,
-                    mean_latency_ms: if s.answered == 0 {
-                        0.0
-                    } else {
-                        s.latency_sum as f64 / s.answered as f64 / 1e6
-                    },
-                    series: std::mem::take(&mut s.series),
-                    latency: std::mem::take(&mut s.latency),
-                }
-            })
-            .collect()
+        let (s, node) = (&mut self.svcs[i], &self.topo.nodes[i]);
+        let sum = |f: fn(&super::ServicePoint) -> u64| s.series.iter().map(f).sum::<u64>();
+        let (first, retries, hedges) = (sum(|p| p.first), sum(|p| p.retries), sum(|p| p.hedges));
+        ServiceReport {
+            name: node.name.clone(),
+            attempts: first + retries + hedges,
+            retries,
+            hedges,
+            amplification: per(first + retries + hedges, started).unwrap_or(0.0),
+            shed: sum(|p| p.shed),
+            shed_by: node.defended().then_some(s.shed_by),
+            replicas: None,
+            ok: sum(|p| p.ok),
+            errors: sum(|p| p.errors),
+            timedout: sum(|p| p.timedout),
+            expired: sum(|p| p.expired),
+            mean_in_flight: s.area as f64 / dur,
+            mean_latency_ms: if s.answered == 0 {
+                0.0
+            } else {
+                s.latency_sum as f64 / s.answered as f64 / 1e6
+            },
+            series: std::mem::take(&mut s.series),
+            latency: std::mem::take(&mut s.latency),
+        }
     }
 }
 

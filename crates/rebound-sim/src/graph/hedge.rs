@@ -182,11 +182,12 @@ impl Engine<'_> {
             Caller::User(c) => {
                 self.users[c as usize].add_try();
                 self.rec.at(t).sent += 1;
-                self.topo.entry
+                self.route(self.topo.entry)
             }
             Caller::Job(s, j) => {
                 let job = self.svcs[s as usize].jobs[j as usize];
-                self.topo.nodes[s as usize].calls[job.call as usize].to
+                let to = self.topo.nodes[s as usize].calls[job.call as usize].to;
+                self.route(to)
             }
         };
         self.send(t, to, caller, seq, Sent::Hedge)

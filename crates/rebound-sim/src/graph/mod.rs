@@ -14,6 +14,10 @@
 //! | | `refusal_cost`: processor time per shed arrival, in [0, 1 h] (S2's 2.5 ms) | duration | 0 |
 //! | | `service_time`: `constant:D`, `exponential:MEAN`, `lognormal:p50=..,p99=..`, `s5` | duration | `exponential:10ms` |
 //! | | `deadline_propagation`: drop a dequeued request whose caller gave up | bool | false |
+//! | defenses (`defense/`) | `rate_limit` (`"100/s"`), `burst`: a token bucket answering 429 + `Retry-After` | requests/s, tokens | none, the rate's tokens per second |
+//! | | `queue_discipline` (`fifo`, `lifo`, `adaptive-lifo`), `adaptive_lifo_threshold` | —, requests | fifo, half the queue |
+//! | | `codel = { target, interval }`: CoDel at dequeue (RFC 8289) | durations | none (5 ms, 100 ms) |
+//! | | `replicas`, `balancer` (`round-robin`, `random`, `least-outstanding`, `power-of-two`) | copies, — | 1, round-robin |
 //! | call | `to`, `policy` (a Rebound spec, `budget=`/`throttle=`/`hedge=` included), `timeout` | name, spec, duration | —, `constant:max-retries=0` (no retries), users' timeout |
 //! | | `arrivals` (open loop: `poisson` or `constant`), `[[clients.phase]]` (`start`, `end`, `rate` or `count`) | —, durations, requests/s or users | `poisson`, none |
 //! | | `latency`, `loss`, `retry_on`: the users' link and what they retry (as on a call) | —, probability, — | none, 0, `all` |
@@ -21,7 +25,8 @@
 //! | | `on_full`: a shed arrival gets an `error` at once or is `drop`ped (its caller times out) | — | `error` |
 //! | | `service_time = "linear:base=B,per_in_flight=P"`: B + P × requests in the service when a worker takes it | durations | — |
 //! | call | `latency`: network delay each way (a service-time form); `loss`: an attempt or its answer lost; `retry_on`: `all`, `errors`, `timeouts` | —, probability, — | none, 0, `all` |
-//! | outage | `service`, `kind` (`pause`, `hard-down`, `capacity-cut`, `load-spike`, `errors`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
+//! | | `retry_after` (`honour`, `ignore`; also under `[clients]`): what the policy does with a 429's `Retry-After` | — | honour |
+//! | outage | `service`, `replica`, `kind` (`pause`, `hard-down`, `capacity-cut`, `load-spike`, `errors`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
 //! | | `factor` (load spike: the users' load × it), `error_rate` (errors: each attempt fails with it) | factor, probability | 2, 1 |
 //!
 //! A request arriving at a service takes a free worker, or waits in the queue, or — the queue
@@ -92,6 +97,7 @@
 
 mod calls;
 mod config;
+mod defense;
 mod engine;
 mod event;
 mod finish;
@@ -111,6 +117,7 @@ pub use config::{
     CallConfig, OnFull, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
+pub use defense::{Balancer, CodelConfig, QueueDiscipline, ReplicaReport, ShedBy};
 pub use engine::{run, run_measured, run_stoppable, Measured, Until};
 pub use network::Link;
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};

@@ -53,8 +53,19 @@ impl Link {
 /// A message on its way: an attempt to deliver, or an answer.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Message {
-    Attempt { to: u16, caller: Caller, seq: u32, sent: Sent },
-    Answer { caller: Caller, seq: u32, ok: bool },
+    Attempt {
+        to: u16,
+        caller: Caller,
+        seq: u32,
+        sent: Sent,
+    },
+    /// `hint`: a 429's `Retry-After` in nanoseconds, 0 for none.
+    Answer {
+        caller: Caller,
+        seq: u32,
+        ok: bool,
+        hint: Nanos,
+    },
 }
 
 /// Messages in flight, by slot.
@@ -143,7 +154,8 @@ impl Engine<'_> {
             return self.deliver_reply(t, caller, seq, ok);
         }
         if let Some(d) = self.cross(link) {
-            let i = self.in_flight.put(Message::Answer { caller, seq, ok });
+            let hint = if ok { 0 } else { self.take_hint(caller, seq).map_or(0, |h| h.as_nanos() as Nanos) };
+            let i = self.in_flight.put(Message::Answer { caller, seq, ok, hint });
             self.q.push(t.saturating_add(d), Ev::Net(i));
         }
     }
@@ -156,7 +168,12 @@ impl Engine<'_> {
                     self.reply_over(t, caller, seq, false);
                 }
             }
-            Message::Answer { caller, seq, ok } => self.deliver_reply(t, caller, seq, ok),
+            Message::Answer { caller, seq, ok, hint } => {
+                if hint > 0 {
+                    self.throttled = Some((caller.encode(), seq, hint));
+                }
+                self.deliver_reply(t, caller, seq, ok)
+            }
         }
     }
 }

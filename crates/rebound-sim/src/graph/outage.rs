@@ -10,9 +10,18 @@ use crate::queue::Nanos;
 use crate::scenario::OutageKind;
 
 impl Engine<'_> {
+    /// The outage starts at every node it hits: its service, or each of its replicas (one with
+    /// `outage.replica`).
     #[inline]
     pub(super) fn outage_start(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
+        let from = self.topo.outage_target;
+        for s in from..from + self.topo.outage_nodes {
+            self.outage_start_at(t, s);
+        }
+    }
+
+    #[inline]
+    fn outage_start_at(&mut self, t: Nanos, s: usize) {
         match self.sc.outage.kind {
             OutageKind::Pause => self.pause(s),
             OutageKind::HardDown => self.go_down(t, s),
@@ -26,9 +35,17 @@ impl Engine<'_> {
         }
     }
 
+    /// The outage ends at every node it hit.
     #[inline]
     pub(super) fn outage_end(&mut self, t: Nanos) {
-        let s = self.topo.outage_target;
+        let from = self.topo.outage_target;
+        for s in from..from + self.topo.outage_nodes {
+            self.outage_end_at(t, s);
+        }
+    }
+
+    #[inline]
+    fn outage_end_at(&mut self, t: Nanos, s: usize) {
         match self.sc.outage.kind {
             OutageKind::Pause => self.resume(t, s),
             OutageKind::HardDown => self.svcs[s].come_up(),

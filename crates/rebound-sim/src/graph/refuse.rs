@@ -12,7 +12,7 @@ impl Engine<'_> {
     /// on a request (waiting for a downstream call: its processor was free).
     #[inline]
     pub(super) fn refused(&mut self, t: Nanos, s: usize) {
-        if s == self.topo.entry && t >= self.measure_from {
+        if self.topo.nodes[s].group == self.topo.entry && t >= self.measure_from {
             self.measured.shed += 1;
         }
         let cost = self.topo.nodes[s].refusal_cost;

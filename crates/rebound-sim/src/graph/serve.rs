@@ -26,6 +26,11 @@ impl Engine<'_> {
             p.errors += 1;
             return false;
         }
+        if svc.bucket.is_some() && !svc.paused {
+            if let Err(wait) = svc.bucket.as_mut().map_or(Ok(()), |b| b.take(t)) {
+                return self.rate_limited(t, s, caller, seq, wait);
+            }
+        }
         if let SvcKind::S5(server) = &mut svc.kind {
             // S5's server keeps the caller and its attempt in its own slot: no request slot
             // here, and nothing to retain (an `s5` service makes no calls).
@@ -39,9 +44,15 @@ impl Engine<'_> {
                 full @ (Arrival::Dropped | Arrival::Refused) => {
                     // The accept backlog is full: dropped (the caller times out) or refused.
                     svc.point(t).shed += 1;
+                    svc.shed_by.queue_full += 1;
                     full == Arrival::Dropped
                 }
             };
+        }
+        if let Some(l) = &svc.limiter {
+            if !l.admits(svc.in_flight()) {
+                return self.over_limit(t, s);
+            }
         }
         let j = svc.alloc(caller, seq, t);
         let svc = &mut self.svcs[s];
@@ -55,6 +66,7 @@ impl Engine<'_> {
                 } else {
                     self.drop_job(t, s, j);
                     self.svcs[s].point(t).shed += 1;
+                    self.svcs[s].shed_by.queue_full += 1;
                     self.refused(t, s);
                     // `on_full = "drop"`: no answer; the caller times out.
                     return self.topo.nodes[s].drop_when_full;
@@ -93,22 +105,39 @@ impl Engine<'_> {
     /// Gives idle workers to queued requests, dropping those whose caller gave up when the
     /// service propagates deadlines.
     pub(super) fn take_from_queue(&mut self, t: Nanos, s: usize) {
-        let propagate = self.topo.nodes[s].deadline_propagation;
+        let (propagate, discipline) =
+            (self.topo.nodes[s].deadline_propagation, self.topo.nodes[s].discipline);
         loop {
             let svc = &mut self.svcs[s];
             let SvcKind::Workers { idle, queue, .. } = &mut svc.kind else { return };
             if svc.paused || idle.is_empty() {
                 return;
             }
-            let Some(j) = queue.pop_front() else { return };
-            let job = svc.jobs[j as usize];
-            if propagate && !self.caller_waits(job.caller, job.caller_seq) {
-                self.svcs[s].point(t).expired += 1;
-                self.drop_job(t, s, j);
-                continue;
+            let next = if svc.codel.is_some() { self.codel_dequeue(t, s) } else { discipline.pop(queue) };
+            if let Some(j) = next {
+                self.serve_dequeued(t, s, j, propagate);
             }
-            self.start(t, s, j);
+            // CoDel's drops are answered once the worker has its request (the answers may
+            // bring arrivals here).
+            if !self.svcs[s].shed_now.is_empty() {
+                self.codel_answer(t, s);
+            }
+            if next.is_none() {
+                return;
+            }
         }
+    }
+
+    #[inline]
+    /// A worker takes dequeued request `j`, or drops it if its caller gave up and the service
+    /// propagates deadlines.
+    fn serve_dequeued(&mut self, t: Nanos, s: usize, j: u32, propagate: bool) {
+        let job = self.svcs[s].jobs[j as usize];
+        if propagate && !self.caller_waits(job.caller, job.caller_seq) {
+            self.svcs[s].point(t).expired += 1;
+            return self.drop_job(t, s, j);
+        }
+        self.start(t, s, j);
     }
 
     #[inline]
@@ -157,8 +186,7 @@ impl Engine<'_> {
         let job = svc.jobs[j as usize];
         match ev {
             Ev::CallTimeout(..) if job.live && job.waiting && job.seq == x => {
-                let to = self.topo.nodes[s as usize].calls[job.call as usize].to;
-                self.svcs[to].point(t).timedout += 1;
+                self.svcs[usize::from(job.to)].point(t).timedout += 1;
                 self.call_failed(t, s, j, RetryCause::Timeout, true);
             }
             Ev::CallTimeout(..) => {}
@@ -190,7 +218,7 @@ impl Engine<'_> {
         } else {
             p.errors += 1;
         }
-        if s == self.topo.entry {
+        if self.topo.nodes[s].group == self.topo.entry {
             self.rec.residence += u128::from(residence);
             self.rec.answered += 1;
         }
@@ -203,6 +231,12 @@ impl Engine<'_> {
         let svc = &mut self.svcs[s];
         let job = svc.release(j);
         let latency = t - job.arrived;
+        if svc.limiter.is_some() {
+            let in_flight = svc.in_flight();
+            if let Some(l) = &mut svc.limiter {
+                l.on_sample(latency, in_flight, !ok);
+            }
+        }
         svc.latency.record(t, latency);
         svc.latency_sum += u128::from(latency);
         svc.answered += 1;
@@ -217,7 +251,7 @@ impl Engine<'_> {
             *busy -= 1;
             self.take_from_queue(t, s);
         }
-        if s == self.topo.entry {
+        if self.topo.nodes[s].group == self.topo.entry {
             self.rec.residence += u128::from(latency);
             self.rec.answered += 1;
             if ok && t >= self.measure_from {

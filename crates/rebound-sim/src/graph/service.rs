@@ -32,6 +32,8 @@ pub(super) struct Job {
     pub waiting: bool,
     /// Attempts of the current call so far.
     pub tries: u32,
+    /// The replica its current call attempt went to (the callee without replicas).
+    pub to: u16,
 }
 
 pub(super) enum SvcKind {
@@ -70,6 +72,18 @@ pub(super) struct Svc {
     pub latency: LatencyHist,
     pub latency_sum: u128,
     pub answered: u64,
+    /// The `rate_limit` token bucket.
+    pub bucket: Option<super::defense::rate_limit::TokenBucket>,
+    /// What shed its arrivals.
+    pub shed_by: super::defense::ShedBy,
+    /// CoDel's state on the queue.
+    pub codel: Option<super::defense::codel::Codel>,
+    /// Requests CoDel dropped, not yet answered.
+    pub shed_now: Vec<u32>,
+    /// The balancer's turn (on a group's first replica).
+    pub rr: u32,
+    /// The concurrency limit's state.
+    pub limiter: Option<super::defense::limit::Limiter>,
 }
 
 impl Svc {
@@ -92,7 +106,9 @@ impl Svc {
             .enumerate()
             .map(|(k, e)| {
                 let seed = client_seed(sc.seed, u32::MAX - 4096 - (i * super::MAX_CALLS + k) as u32);
-                Retrier::new(&e.policy, node.workers, seed).with_retry_on(e.retry_on)
+                Retrier::new(&e.policy, node.workers, seed)
+                    .with_retry_on(e.retry_on)
+                    .with_retry_after(e.retry_after)
             })
             .collect();
         let end = nanos(sc.duration);
@@ -115,6 +131,12 @@ impl Svc {
             latency: LatencyHist::new(end, nanos(sc.status_interval)),
             latency_sum: 0,
             answered: 0,
+            bucket: node.rate_limit.map(|(r, b)| super::defense::rate_limit::TokenBucket::new(r, b)),
+            shed_by: super::defense::ShedBy::default(),
+            codel: node.codel.as_ref().map(super::defense::codel::Codel::new),
+            shed_now: Vec::new(),
+            rr: 0,
+            limiter: node.concurrency_limit.map(super::defense::limit::Limiter::new),
         }
     }
 
@@ -173,6 +195,7 @@ impl Svc {
             seq,
             waiting: false,
             tries: 0,
+            to: 0,
         };
         match self.free.pop() {
             Some(j) => {

@@ -111,8 +111,16 @@ pub struct ServiceReport {
     /// Attempts that reached it per user request started in the run, finished or not (see
     /// [`crate::graph`]); 0 when no user request started.
     pub amplification: f64,
-    /// Arrivals shed (queue full).
+    /// Arrivals shed (queue full, or a defense: `shed_by`).
     pub shed: u64,
+    /// What shed them, for a service with a defense that sheds (`rate_limit`, ...); absent
+    /// otherwise (every shed arrival then found the queue full).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shed_by: Option<super::ShedBy>,
+    /// Each replica's counts, for a service with `replicas` > 1 (the other fields sum them);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<Vec<super::ReplicaReport>>,
     /// Requests answered OK.
     pub ok: u64,
     /// Requests answered with an error.

@@ -33,6 +33,20 @@ pub struct Node {
     /// Whether an arrival past a full queue is dropped (`on_full = "drop"`) rather than
     /// refused.
     pub drop_when_full: bool,
+    /// `rate_limit` (tokens per second) and its burst.
+    pub rate_limit: Option<(f64, u32)>,
+    /// Which waiting request a free worker takes.
+    pub discipline: super::defense::Discipline,
+    /// CoDel on the queue.
+    pub codel: Option<super::defense::CodelConfig>,
+    /// The concurrency limit.
+    pub concurrency_limit: Option<super::defense::ConcurrencyLimit>,
+    /// The index of its group's first replica (its own index without replicas).
+    pub group: usize,
+    /// Replicas in its group (1: none).
+    pub replicas: u32,
+    /// How an attempt picks one of them.
+    pub balancer: super::defense::Balancer,
 }
 
 /// One call, resolved.
@@ -48,6 +62,8 @@ pub struct Edge {
     pub link: Link,
     /// Which failures the caller's policy may retry.
     pub retry_on: RetryOn,
+    /// Whether the caller's policy honours the callee's `Retry-After`.
+    pub retry_after: crate::retrier::RetryAfter,
 }
 
 /// The services of a scenario, resolved.
@@ -57,8 +73,10 @@ pub struct Topology {
     pub nodes: Vec<Node>,
     /// The service users call.
     pub entry: usize,
-    /// The service the outage hits.
+    /// The service the outage hits (its first replica, or `outage.replica`).
     pub outage_target: usize,
+    /// How many nodes from `outage_target` on it hits: the service's replicas, or 1.
+    pub outage_nodes: usize,
     /// The network between the users and the entry service.
     pub user_link: Link,
 }
@@ -85,6 +103,8 @@ impl Topology {
             return Err(bad("service", configs.len().to_string(), "at most 64 services"));
         }
         let index = |name: &str| configs.iter().position(|c| c.name == name);
+        let first = super::defense::first_replicas(configs).map_err(|(f, v, e)| bad(f, v, e))?;
+        let node = |name: &str| index(name).map(|i| first[i]);
         let mut nodes = Vec::with_capacity(configs.len());
         for (i, c) in configs.iter().enumerate() {
             // Names reach terminals and pages: escaped in messages, control characters refused.
@@ -132,7 +152,7 @@ impl Topology {
             }
             let mut calls = Vec::with_capacity(c.calls.len());
             for call in &c.calls {
-                let to = index(&call.to).ok_or_else(|| {
+                let to = node(&call.to).ok_or_else(|| {
                     bad(
                         "service.call.to",
                         at(&call.to.escape_debug()),
@@ -161,9 +181,10 @@ impl Topology {
                     timeout: nanos(timeout),
                     link,
                     retry_on: call.retry_on,
+                    retry_after: call.retry_after,
                 });
             }
-            nodes.push(Node {
+            let n = Node {
                 name: c.name.clone(),
                 workers: c.workers,
                 queue: c.queue,
@@ -173,7 +194,15 @@ impl Topology {
                 calls,
                 error_rate: c.error_rate,
                 drop_when_full: c.on_full == super::OnFull::Drop,
-            });
+                rate_limit: super::defense::check_rate_limit(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                discipline: super::defense::check_discipline(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                codel: super::defense::check_codel(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                concurrency_limit: super::defense::check_limit(c).map_err(|(f, v, e)| bad(f, at(&v), e))?,
+                group: first[i],
+                replicas: c.replicas,
+                balancer: c.balancer,
+            };
+            nodes.extend(std::iter::repeat_n(n, c.replicas as usize));
         }
         if let Some(r) = sc.clients.rate {
             let arrivals = crate::scenario::load::total_arrivals(sc);
@@ -188,7 +217,7 @@ impl Topology {
         }
         let entry = match &sc.clients.calls {
             None => 0,
-            Some(n) => index(n).ok_or_else(|| {
+            Some(n) => node(n).ok_or_else(|| {
                 bad(
                     "clients.calls",
                     n.escape_debug().to_string(),
@@ -196,9 +225,9 @@ impl Topology {
                 )
             })?,
         };
-        let outage_target = match &sc.outage.service {
+        let outage_group = match &sc.outage.service {
             None => entry,
-            Some(n) => index(n).ok_or_else(|| {
+            Some(n) => node(n).ok_or_else(|| {
                 bad(
                     "outage.service",
                     n.escape_debug().to_string(),
@@ -206,6 +235,9 @@ impl Topology {
                 )
             })?,
         };
+        let (outage_target, outage_nodes) =
+            super::defense::outage_replicas(&nodes[outage_group], outage_group, sc.outage.replica)
+                .map_err(|(f, v, e)| bad(f, v, e))?;
         let user_link =
             Link::new(sc.clients.latency.as_ref(), sc.clients.loss).map_err(|(field, expected)| {
                 if field == "latency" {
@@ -214,7 +246,7 @@ impl Topology {
                     bad("clients.loss", sc.clients.loss.to_string(), expected)
                 }
             })?;
-        let t = Topology { nodes, entry, outage_target, user_link };
+        let t = Topology { nodes, entry, outage_target, outage_nodes, user_link };
         t.check_acyclic()?;
         Ok(t)
     }

@@ -79,9 +79,8 @@ impl Engine<'_> {
         self.rec.at(t).sent += 1;
         self.hedge_start(t, Caller::User(c), seq);
         let sent = if first { Sent::First } else { Sent::Retry };
-        if !self.send(t, self.topo.entry, Caller::User(c), seq, sent)
-            && !self.hedge_error(t, Caller::User(c), seq)
-        {
+        let to = self.route_user(c);
+        if !self.send(t, to, Caller::User(c), seq, sent) && !self.hedge_error(t, Caller::User(c), seq) {
             return self.user_fail(t, c, Failure::Error);
         }
         if self.timeout < self.end {
@@ -93,7 +92,8 @@ impl Engine<'_> {
     #[inline]
     pub(super) fn user_timeout(&mut self, t: Nanos, c: u32, seq: u32) {
         if self.users.waits_for(c, seq) {
-            self.svcs[self.topo.entry].point(t).timedout += 1;
+            let to = self.user_to.get(c as usize).map_or(self.topo.entry, |&to| usize::from(to));
+            self.svcs[to].point(t).timedout += 1;
             self.user_fail(t, c, Failure::TimedOut);
         }
     }
@@ -131,7 +131,12 @@ impl Engine<'_> {
     #[inline]
     fn retry_or_give_up(&mut self, t: Nanos, c: u32, cause: RetryCause, sent: bool) {
         self.users[c as usize].set_failed();
-        match self.retrier.on_failure(c, t, cause, sent) {
+        let hint = match (sent, cause) {
+            (true, RetryCause::Error) => self.take_hint(Caller::User(c), self.users[c as usize].seq),
+            _ => None,
+        };
+        let cause = if hint.is_some() { RetryCause::Throttling } else { cause };
+        match self.retrier.on_failure_hinted(c, t, cause, sent, hint) {
             Some(d) => {
                 self.rec.waited += d.as_nanos();
                 self.q.push(t.saturating_add(nanos(d)), Ev::Retry(c));
