@@ -36,7 +36,7 @@ pub struct Estimate {
 
 /// Attempts one call (or user request) makes at most under `spec` within `horizon`: one, plus
 /// every retry the policy allows whose nominal waits fit in `horizon` (and its `max-elapsed`),
-/// times its hedge copies. A retry-forever policy with no wait counts [`MAX_COUNTED`].
+/// times its hedge copies. A retry-forever policy with no wait counts 10,000,000 attempts.
 pub fn attempts_per_call(spec: &Spec, horizon: Duration) -> f64 {
     let hedges = spec.hedge().map_or(1.0, |h| f64::from(h.max_attempts));
     let Some(p) = spec.policy() else {
