@@ -107,7 +107,11 @@ impl Estimate {
                 share * (residence / sc.server.tick.as_secs_f64()).max(1.0)
             })
             .sum();
-        let events = requests + attempts * EVENTS_PER_ATTEMPT + s5_ticks;
+        // Over a link with a delay or a loss an attempt and its answer are two more events.
+        let net = !topo.user_link.is_plain()
+            || topo.nodes.iter().flat_map(|n| &n.calls).any(|e| !e.link.is_plain());
+        let per_attempt = if net { EVENTS_PER_ATTEMPT + 2.0 } else { EVENTS_PER_ATTEMPT };
+        let events = requests + attempts * per_attempt + s5_ticks;
         let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w);
         Estimate {
             offered_rate,
