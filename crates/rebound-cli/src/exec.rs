@@ -1,5 +1,6 @@
 //! `rebound exec`: run a command, retrying it with backoff when it fails.
 
+mod announce;
 mod signals;
 mod stdin;
 
@@ -10,6 +11,7 @@ use rebound_retry::{retry, Failure, RetryEvent, Spec};
 use signals::Signals;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitCode, ExitStatus};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use stdin::Stdin;
 
@@ -217,7 +219,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         retryable
     };
     let announce = |ev: &RetryEvent<'_, AttemptError>| {
-        eprintln!(
+        crate::output::note!(
             "rebound: attempt {} failed ({}); retrying in {}",
             ev.attempt,
             ev.failure,
@@ -230,18 +232,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
             executor.budget(rebound_redis::build_budget(b).with_context(|| format!("--policy: budget={b}"))?);
     }
     if let Some(t) = args.policy.throttle() {
-        executor = executor.throttle(t.build()?);
+        executor = executor.throttle(Arc::new(announce::Announced(t.build()?)));
     }
     match executor.call() {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             if past_replay_bound.get() {
-                eprintln!(
+                crate::output::note!(
                     "rebound: not retrying: stdin was larger than {} MiB, too much to replay to a retry (redirect a file instead: `< FILE` is rewound for each attempt)",
                     stdin::MAX_REPLAY >> 20
                 );
             }
-            eprintln!(
+            crate::output::note!(
                 "rebound: giving up after {} attempt{} ({}): {}",
                 e.attempts,
                 if e.attempts == 1 { "" } else { "s" },

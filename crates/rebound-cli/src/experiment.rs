@@ -142,12 +142,12 @@ pub fn run(command: Command) -> Result<ExitCode> {
         }));
         bar.finish_and_clear();
         if let Some(sig) = *signal_rx.borrow() {
-            eprintln!("rebound: {sig}: stopped; the server was continued, killed and reaped");
+            crate::output::note!("rebound: {sig}: stopped; the server was continued, killed and reaped");
             return Ok(ExitCode::from(128 + sig as u8));
         }
         let report = report?;
         if report.baseline < 0.5 * args.rate {
-            eprintln!(
+            crate::output::note!(
                 "warning: OK/s before the outage was {:.1}, under half of --rate {}/s: the machine may be overloaded",
                 report.baseline, args.rate
             );

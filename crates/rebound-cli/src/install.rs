@@ -4,7 +4,6 @@
 use anyhow::{Context, Result};
 use clap::CommandFactory;
 use clap_complete::Shell;
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,7 +37,7 @@ pub fn completions(args: CompletionsArgs) -> Result<ExitCode> {
     let mut command = crate::Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "rebound", &mut out);
-    std::io::stdout().write_all(&out).context("writing the completion script")?;
+    crate::output::bytes(&out)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -52,7 +51,7 @@ pub fn man(args: ManArgs) -> Result<ExitCode> {
         None => {
             let mut out = Vec::new();
             clap_mangen::Man::new(command).render(&mut out).context("rendering the man page")?;
-            std::io::stdout().write_all(&out).context("writing the man page")?;
+            crate::output::bytes(&out)?;
         }
         Some(dir) => {
             anyhow::ensure!(dir.is_dir(), "--dir {}: not a directory", dir.display());

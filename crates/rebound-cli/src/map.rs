@@ -185,7 +185,9 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             (_, Some(_)) => return Err(usage(
                 "invalid `--slowdown`: it sets a capacity cut's slowdown; the --trigger is not capacity-cut",
             )),
-            (_, None) => base.outage.slowdown,
+            // The scenario's own slowdown belongs to its own capacity cut, which --trigger
+            // replaces (a slowdown without a capacity cut is refused as without effect).
+            (_, None) => rebound_sim::Outage::default().slowdown,
         };
     match (args.trigger, args.factor) {
         (OutageKind::LoadSpike, Some(f)) if f > 0.0 => base.outage.factor = f,

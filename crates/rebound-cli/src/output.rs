@@ -32,8 +32,16 @@ impl OutputError {
 /// # Errors
 /// [`OutputError`] when stdout cannot be written.
 pub fn text(s: &str) -> Result<(), OutputError> {
+    bytes(s.as_bytes())
+}
+
+/// Writes `b` to standard output as is, and flushes it.
+///
+/// # Errors
+/// As [`text`].
+pub fn bytes(b: &[u8]) -> Result<(), OutputError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(s.as_bytes()).and_then(|()| out.flush()).map_err(OutputError)
+    out.write_all(b).and_then(|()| out.flush()).map_err(OutputError)
 }
 
 /// Writes `s` and a newline to standard output.
@@ -60,6 +68,20 @@ static STATUS_FAILED: std::sync::OnceLock<std::io::ErrorKind> = std::sync::OnceL
 pub fn status_error() -> Option<OutputError> {
     STATUS_FAILED.get().map(|&kind| OutputError(kind.into()))
 }
+
+/// Writes a line to standard error, ignoring failure: diagnostics must not panic (as
+/// `eprintln!` does) when stderr's reader is gone.
+pub fn note_line(s: &str) {
+    let _ = writeln!(std::io::stderr(), "{s}");
+}
+
+/// `eprintln!` that never panics: [`note_line`] of the formatted text.
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::output::note_line(&format!($($arg)*))
+    };
+}
+pub(crate) use note;
 
 /// Whether `e` holds an [`OutputError`], and if so whether it is a broken pipe.
 pub fn classify(e: &anyhow::Error) -> Option<bool> {

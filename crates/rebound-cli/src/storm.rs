@@ -82,7 +82,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut scenario = match load_scenario(args.scenario.as_deref()) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            crate::output::note!("error: {e:#}");
             return Ok(ExitCode::from(2));
         }
     };

@@ -90,3 +90,55 @@ fn breaker_and_hedge_parts_are_refused_where_not_honoured() {
         .assert()
         .success();
 }
+
+/// Issue 24 §13: huge numbers are printed back in short form; a throttle's wait is announced.
+#[test]
+fn huge_factors_print_short_and_throttle_waits_are_announced() {
+    let out =
+        rebound().args(["schedule", "exponential:base=1ms,factor=1e308,max-retries=1"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("factor=1e308,") && text.len() < 400, "{text}");
+    // `throttle=cubic` holds a retry for about 2 s after a failure: that wait is said too.
+    rebound()
+        .args(["exec", "--policy", "constant:base=10ms,max-retries=1,throttle=cubic", "--", "false"])
+        .assert()
+        .code(1)
+        .stderr(
+            contains("retrying in 10ms")
+                .and(contains("the client-side throttle holds the next attempt for a further")),
+        );
+}
+
+/// Issue 24 §13: a duplicate breaker option is refused like a duplicate spec key; a service
+/// name with control characters is refused, escaped in the message; names count characters.
+#[test]
+fn duplicate_breaker_options_and_control_characters_are_refused() {
+    rebound()
+        .args(["storm", "--policy", "constant:base=100ms,breaker=rate:50%:20:30s:probes=2:probes=3"])
+        .assert()
+        .code(2)
+        .stderr(contains("key `breaker.probes` is given twice"));
+    let dir = std::env::temp_dir().join(format!("rebound-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("s.toml");
+    for (name, ok) in [("api\u{1b}[31m", false), (&"é".repeat(64)[..], true), (&"é".repeat(65)[..], false)]
+    {
+        let toml = format!(
+            "duration = \"20s\"\n[clients]\ncount = 10\n[[service]]\nname = \"{}\"\nservice_time = \"constant:1ms\"\n[outage]\nkind = \"none\"\n",
+            name.replace('\u{1b}', "\\u001b")
+        );
+        std::fs::write(&file, toml).unwrap();
+        let out = rebound()
+            .args(["storm", "--json", "--policy", "constant:base=1s", "--scenario"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.success(), ok, "{name:?}: {err}");
+        assert!(!err.contains('\u{1b}'), "an escape character reached the terminal: {err:?}");
+        if !ok {
+            assert!(err.contains("service.name") && err.contains("1 to 64 characters"), "{err}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -171,6 +171,52 @@ fn scenario_errors_exit_2_naming_the_file_and_key() {
     refused(&["advise", "--p99", "100ms"], &["missing `clients`"]);
 }
 
+/// Issue 24 §9, §13: keys valid in themselves but without effect where they stand are refused
+/// naming the key (they were echoed back as if in effect), and `server.k = 0` says so once.
+#[test]
+fn keys_without_effect_in_context_are_refused_naming_the_key() {
+    let graph = "[[service]]\nname = \"api\"\nservice_time = \"exponential:10ms\"\n";
+    let s5_graph = "[[service]]\nname = \"api\"\nservice_time = \"s5\"\n";
+    for (toml, words) in [
+        (
+            "[clients]\nrate = \"100/s\"\ncount = 500\n".to_string(),
+            &["`clients.count` = 500", "clients.rate"][..],
+        ),
+        (
+            "[clients]\nrate = \"100/s\"\nthink = \"1s\"\n".to_string(),
+            &["`clients.think`", "clients.rate"][..],
+        ),
+        (
+            format!("{graph}[server]\nconcurrency_limit = 50\n"),
+            &["`server.concurrency_limit` = 50", "s5"][..],
+        ),
+        (
+            format!("{s5_graph}workers = 8\n"),
+            &["`service.workers` = 8 (service `api`)", "no worker limit"][..],
+        ),
+        (
+            "[outage]\nkind = \"pause\"\nslowdown = 5\n".to_string(),
+            &["`outage.slowdown` = 5", "capacity-cut"][..],
+        ),
+    ] {
+        let file = scenario(&toml);
+        refused(&["storm", "--scenario", file.as_str()], words);
+    }
+    // `map --trigger pause` replaces a scenario's capacity cut: its slowdown goes with it.
+    let cut = scenario("[outage]\nkind = \"capacity-cut\"\nslowdown = 5\n");
+    let args =
+        ["map", "--scenario", cut.as_str(), "--trigger", "pause", "--durations", "2", "--loads", "100"];
+    let out = rebound().args(args).args(["--policy", "constant:base=1s"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = scenario("[server]\nk = 0\n");
+    let out = rebound().args(["storm", "--scenario", file.as_str()]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("invalid").count(), 1, "{err}");
+    assert_eq!(err.matches("must be").count(), 1, "{err}");
+    assert!(err.contains("`server.k` = 0: must be a finite number > 0"), "{err}");
+}
+
 #[test]
 fn a_retry_at_once_that_would_freeze_simulated_time_is_refused() {
     // An instant refusal retried at once never lets virtual time advance: this hung.

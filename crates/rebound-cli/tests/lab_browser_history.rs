@@ -1,6 +1,6 @@
 //! `rebound lab` in a real browser (headless Chromium through chromedriver), one test per flow
 //! around finished runs: compare two runs, reload keeps the history, the permalink reproduces a
-//! run, export downloads each format, Cancel stops a long run on the server.
+//! run, export downloads each format, Cancel (or closing the page) stops a long run on the server.
 
 mod browser;
 
@@ -141,5 +141,64 @@ async fn export_downloads_toml_json_csv_and_each_chart_as_svg_and_png() {
     assert!(html.contains("<svg") && html.contains("policy: constant:base=100ms"), "the --html report");
     let png = file("rebound-goodput.png").await;
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_a_long_run_on_the_server_within_two_seconds() {
+    let _one = ONE_AT_A_TIME.lock().await;
+    let s = Session::start("cancel", 1280).await;
+    // S5 with 100,000 users for 2 minutes: 12 M client-seconds per policy, the lab's bound.
+    s.type_into("#f-clients-count", "100000").await;
+    s.el("#run").await.click().await.unwrap();
+    let status = until(Duration::from_secs(20), "the run's progress", || async {
+        let t = s.js("return document.getElementById('status').textContent").await;
+        let t = t.as_str()?.to_string();
+        t.contains("s in all").then_some(t)
+    })
+    .await;
+    assert!(status.contains("policy 1 of 7") || status.contains("policy 1"), "{status}");
+    assert_eq!(s.el("#run").await.prop("disabled").await.unwrap().as_deref(), Some("true"), "Run disabled");
+    let id: String = status.trim_start_matches("Run #").chars().take_while(char::is_ascii_digit).collect();
+    s.el("#cancel").await.click().await.unwrap();
+    let clicked = std::time::Instant::now();
+    let url = format!("{}api/runs/{id}", s.lab.url);
+    until(Duration::from_secs(2), "the server to stop the run", || async {
+        let code = reqwest::get(&url).await.ok()?.status().as_u16();
+        (code != 202).then_some(())
+    })
+    .await;
+    // And its thread stops working: the lab's CPU time stands still (bounded poll, 2 s from Cancel).
+    until(Duration::from_secs(3), "the lab's CPU to stand still", || async {
+        let before = s.lab.cpu();
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        (s.lab.cpu().saturating_sub(before) < Duration::from_millis(100)).then_some(())
+    })
+    .await;
+    assert!(clicked.elapsed() < Duration::from_secs(3), "stopped {:?} after Cancel", clicked.elapsed());
+    let status = s.js("return document.getElementById('status').textContent").await;
+    assert!(status.as_str().unwrap().contains("cancelled"), "{status}");
+    assert_eq!(
+        s.el("#run").await.prop("disabled").await.unwrap().as_deref(),
+        Some("false"),
+        "Run enabled again"
+    );
+    // Closing the page cancels its run too (DELETE with keepalive on pagehide).
+    s.el("#run").await.click().await.unwrap();
+    let status = until(Duration::from_secs(20), "the second run's progress", || async {
+        let t = s.js("return document.getElementById('status').textContent").await;
+        let t = t.as_str()?.to_string();
+        (t.contains("s in all") && !t.starts_with(&format!("Run #{id}:"))).then_some(t)
+    })
+    .await;
+    let second: String =
+        status.trim_start_matches("Run #").chars().take_while(char::is_ascii_digit).collect();
+    s.c.goto("about:blank").await.unwrap();
+    let url = format!("{}api/runs/{second}", s.lab.url);
+    until(Duration::from_secs(2), "the server to stop the closed page's run", || async {
+        let code = reqwest::get(&url).await.ok()?.status().as_u16();
+        (code != 202).then_some(())
+    })
+    .await;
     s.close().await;
 }

@@ -71,6 +71,12 @@ fn foreign_hosts_origins_and_content_types_are_refused() {
     let (status, body) = post(&a, "/api/runs", &format!("Host: {a}\r\nContent-Type: text/plain\r\n"), "{}");
     assert_eq!(status, 415, "{body}");
     assert!(error_of(&body).contains("application/json"), "{body}");
+    // DELETE has no body (no content type needed) but the same Host and Origin rules.
+    let delete = |extra: &str| {
+        raw(&a, &format!("DELETE /api/runs/999 HTTP/1.1\r\nHost: {a}\r\n{extra}Connection: close\r\n\r\n"))
+    };
+    assert_eq!(delete("").0, 404);
+    assert_eq!(delete("Origin: https://evil.example\r\n").0, 403);
     // The lab's own page, by its address or localhost, is served.
     let (status, body) = post(
         &a,

@@ -46,7 +46,7 @@ fn bad_flags_name_the_flag_and_range() {
         (&["load", "--timeout", "0s", "--duration", "1s"], "--timeout"),
         (&["load"], "--duration"),
         (&["load", "--policy", "constant:base=fast", "--duration", "1s"], "base"),
-        (&["load", "--policy", "responsive", "--duration", "1s"], "not responsive"),
+        (&["load", "--policy", "responsive", "--duration", "1s"], "not a responsive backoff"),
         (&["serve", "--listen", "0.0.0.0:0"], "not a loopback address"),
         (&["serve", "--factor", "0.5"], "--factor"),
         (&["serve", "--k", "0"], "--k"),

@@ -79,6 +79,16 @@ fn endless_body_server() -> u16 {
     std::thread::spawn(move || {
         for mut stream in listener.incoming().flatten() {
             std::thread::spawn(move || {
+                // Answer only once the request's head has come (data before it is a protocol
+                // error to the client, not the case under test).
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match std::io::Read::read(&mut stream, &mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
                 let chunk = format!("10000\r\n{}\r\n", "x".repeat(0x10000));
                 let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
                 while stream.write_all(chunk.as_bytes()).is_ok() {}

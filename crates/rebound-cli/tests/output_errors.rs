@@ -90,3 +90,24 @@ fn a_plot_or_report_on_a_full_disk_is_an_error_naming_the_file() {
     assert!(err.contains("--html /dev/full") && err.contains("No space left on device"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn completions_and_man_pages_on_a_full_disk_or_a_closed_pipe() {
+    for args in [&["completions", "bash"][..], &["man"]] {
+        let err = to_full_disk(args);
+        assert!(err.contains("cannot write to standard output: No space left"), "{args:?}: {err}");
+        to_closed_pipe(args);
+    }
+}
+
+#[test]
+fn a_closed_stderr_is_no_panic() {
+    // `exec` announces each retry on stderr; with stderr's reader gone `eprintln!` panicked (101).
+    let mut child = rebound()
+        .args(["exec", "--policy", "constant:base=1ms,max-retries=2", "--", "false"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    assert_eq!(child.wait().unwrap().code(), Some(1), "the command's own status, not a panic");
+}

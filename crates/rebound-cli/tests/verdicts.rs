@@ -107,12 +107,12 @@ fn storm_runs_1_is_todays_document_plus_the_new_fields_and_bad_runs_are_usage_er
 
 #[test]
 fn the_verdict_table_is_read_and_a_bad_key_names_itself() {
-    let file = scenario_file("bad", "duration = \"30s\"\n[verdict]\nwindow = \"45s\"\n");
+    let file = scenario_file("bad", "duration = \"30s\"\n[verdict]\nwindow = \"4500ms\"\n");
     let out = rebound().args(["storm", "--scenario", file.to_str().unwrap()]).output().unwrap();
     let _ = std::fs::remove_dir_all(file.parent().unwrap());
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("verdict.window") && err.contains("[1s, duration]"), "{err}");
+    assert!(err.contains("verdict.window") && err.contains("whole number of seconds in [1s, 1day]"), "{err}");
 }
 
 #[test]

@@ -24,8 +24,12 @@ use rebound_retry::http::{is_idempotent_method, RetryableStatuses};
 /// load) and at most 2 retries per request (change them on the returned builder:
 /// `max_retries_per_request`, `max_extra_load`).
 ///
-/// It replaces reqwest's default classifier, which resends protocol NACKs; see the
-/// [module docs](self) for combining it with [`RetryMiddleware`](crate::RetryMiddleware) (don't).
+/// It replaces reqwest's default classifier, which resends protocol NACKs. Do not combine it
+/// with [`RetryMiddleware`](crate::RetryMiddleware): reqwest resends at once, with no backoff
+/// and no `Retry-After`, so each of the middleware's attempts would become up to
+/// `1 + max_retries_per_request` sends (`tests/builtin_retry.rs` measures 3 × 3 = 9). Under
+/// the middleware, leave reqwest's retry at its default (protocol NACKs only), which the
+/// middleware cannot see.
 ///
 /// ```
 /// use rebound_retry::http::RetryableStatuses;

@@ -32,11 +32,13 @@
 
 mod attempt;
 mod builtin;
+mod chaos;
 mod middleware;
 #[cfg(feature = "tracing")]
 mod trace;
 
 pub use builtin::builtin_retry;
+pub use chaos::ChaosMiddleware;
 pub use middleware::{AttemptTimedOut, CircuitOpen, RetryMiddleware, Throttled};
 /// The core crate, so that a user who adds only `rebound-reqwest` can name policies
 /// (`rebound_reqwest::rebound_retry::Policy`).

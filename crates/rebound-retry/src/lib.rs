@@ -24,6 +24,8 @@
 //! - [`http`]: retryable statuses, every server wait hint (`Retry-After`, `RateLimit`,
 //!   `X-RateLimit-*`, `x-amz-retry-after`) and a [`http::Pacer`] that spends a quota evenly.
 //! - [`aws`]: the AWS SDKs' standard retry mode, pre-2026 and as revised in 2026.
+//! - [`chaos`]: fault injection in the storm lab's keys (error rate, latency distribution,
+//!   429/503 with `Retry-After`, outage windows), seeded and on the caller's clock.
 //!
 //! Randomness is seedable ([`Policy::backoff_seeded`]) and time injectable ([`ManualClock`]).
 //!
@@ -44,7 +46,11 @@
 //! # Features
 //!
 //! - `tokio` (default): [`retry_async()`] and [`TokioSleeper`].
-//! - `serde` (default): `Serialize`/`Deserialize` of [`Spec`].
+//! - `serde` (default): `Serialize`/`Deserialize` of [`Spec`], `Deserialize` of
+//!   [`chaos::ChaosConfig`].
+//! - `http` (default): the server wait-hint parsers (sfv for RFC 9651 `RateLimit`, httpdate for
+//!   `Retry-After` dates), [`http::ServerSignals`] and [`http::Pacer`]. Without it the core is
+//!   10 crates and builds for `wasm32-unknown-unknown`.
 //! - `metrics`: report through the [`metrics`](https://docs.rs/metrics) facade to any exporter
 //!   (Prometheus, StatsD, OpenTelemetry), under the names below; `observe::describe()` adds
 //!   their descriptions and units.
@@ -83,6 +89,7 @@ pub mod aws;
 mod backoff;
 mod breaker;
 pub mod budget;
+pub mod chaos;
 mod clock;
 mod error;
 mod hedge;

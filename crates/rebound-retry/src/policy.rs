@@ -452,6 +452,18 @@ impl<R: RngCore> Iterator for PolicyBackoff<R> {
     }
 }
 
+/// Formats a number the way specs write it: plain (`2`, `0.5`, `2.71828`) unless that takes
+/// more than 16 characters, then in exponent form (`1e308`, not 309 digits). Both forms are the
+/// shortest that parse back to the same `f64`.
+pub(crate) fn fmt_number(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() > 16 {
+        format!("{x:e}")
+    } else {
+        plain
+    }
+}
+
 /// Formats a duration the way specs write it (`100ms`, `1s`, `15m`).
 pub(crate) fn fmt_duration(d: Duration) -> String {
     humantime::format_duration(d).to_string().replace(' ', "")

@@ -299,7 +299,7 @@ pub struct Responsive {
 impl Responsive {
     /// A new responsive backoff at rest, its RNG seeded from the thread's entropy source.
     pub fn new(config: ResponsiveConfig) -> Self {
-        Responsive::new_seeded(config, rand::random())
+        Responsive::new_seeded(config, crate::seed::entropy_u64())
     }
 
     /// A new responsive backoff at rest, with a reproducible RNG.

@@ -13,12 +13,29 @@
 //! multiplies.)
 
 use rand::rngs::SmallRng;
-use rand::{RngCore, SeedableRng};
+use rand::SeedableRng;
 use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 thread_local! {
-    /// This thread's wyrand state, drawn from the OS-seeded thread RNG on first use.
-    static STATE: Cell<u64> = Cell::new(rand::rng().next_u64());
+    /// This thread's wyrand state, drawn from OS entropy on first use.
+    static STATE: Cell<u64> = Cell::new(entropy_u64());
+}
+
+/// 64 bits from the OS's random source, read with `getrandom` 0.2 (`getrandom(2)` on Linux;
+/// `crypto.getRandomValues` in a browser, its `js` feature being on for wasm32-unknown-unknown).
+/// Reading it directly rather than through rand's thread RNG keeps rand's `os_rng` and
+/// getrandom 0.3 (which needs a `--cfg` flag on wasm32) out of the build. Where the platform
+/// has no source at all, the stack address and a process-wide counter stand in (distinct per
+/// call, not secret; no supported target takes this path).
+pub(crate) fn entropy_u64() -> u64 {
+    static FALLBACK: AtomicU64 = AtomicU64::new(0);
+    let mut bytes = [0u8; 8];
+    if getrandom::getrandom(&mut bytes).is_ok() {
+        return u64::from_le_bytes(bytes);
+    }
+    let mut state = FALLBACK.fetch_add(1, Ordering::Relaxed) ^ (&bytes as *const _ as u64);
+    wyrand(&mut state)
 }
 
 /// One wyrand step: advances `state` and returns the next output (wyhash v4.2's constants, as in
@@ -76,6 +93,12 @@ mod tests {
         let a = std::thread::spawn(thread_seed).join().unwrap();
         let b = std::thread::spawn(thread_seed).join().unwrap();
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn entropy_differs_between_draws() {
+        let draws: HashSet<u64> = (0..100).map(|_| entropy_u64()).collect();
+        assert_eq!(draws.len(), 100);
     }
 
     #[test]

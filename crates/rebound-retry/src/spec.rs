@@ -48,7 +48,7 @@ use crate::budget::BudgetSpec;
 use crate::error::ConfigError;
 use crate::hedge::HedgeSpec;
 use crate::jitter::Jitter;
-use crate::policy::{fmt_duration, Policy, PolicyBuilder, Schedule};
+use crate::policy::{fmt_duration, fmt_number, Policy, PolicyBuilder, Schedule};
 use crate::responsive::ResponsiveConfig;
 use crate::throttle::ThrottleSpec;
 use std::fmt;
@@ -362,11 +362,11 @@ fn fmt_jitter(j: Jitter) -> String {
         Jitter::Equal => "equal".into(),
         Jitter::Decorrelated => "decorrelated".into(),
         Jitter::Thain => "thain".into(),
-        Jitter::Randomization { factor, max: None } => format!("randomization:{factor}"),
+        Jitter::Randomization { factor, max: None } => format!("randomization:{}", fmt_number(factor)),
         Jitter::Randomization { factor, max: Some(m) } => {
-            format!("randomization:{factor}:{}", fmt_duration(m))
+            format!("randomization:{}:{}", fmt_number(factor), fmt_duration(m))
         }
-        Jitter::Normal { relative } => format!("normal:{relative}"),
+        Jitter::Normal { relative } => format!("normal:{}", fmt_number(relative)),
         Jitter::NormalAbs { sigma } => format!("normal:{}", fmt_duration(sigma)),
     }
 }
@@ -382,7 +382,7 @@ impl fmt::Display for Policy {
                 "linear"
             }
             Schedule::Exponential { factor } => {
-                parts.push(format!("factor={factor}"));
+                parts.push(format!("factor={}", fmt_number(factor)));
                 "exponential"
             }
         };
@@ -416,10 +416,10 @@ impl fmt::Display for ResponsiveConfig {
             "responsive:initial={},max={},up={},down={},threshold={},randomization={},max-randomization={}",
             fmt_duration(self.initial()),
             fmt_duration(self.max()),
-            self.up(),
-            self.down(),
+            fmt_number(self.up()),
+            fmt_number(self.down()),
             self.threshold(),
-            self.randomization(),
+            fmt_number(self.randomization()),
             fmt_duration(self.max_randomization()),
         )
     }

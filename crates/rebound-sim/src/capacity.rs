@@ -142,10 +142,12 @@ impl CapacityConfig {
         sc
     }
 
-    /// Checks every field's range.
+    /// Checks every field's range, then the run's cost against [`crate::cost::CLI`] (with the
+    /// default policies).
     ///
     /// # Errors
-    /// A [`crate::ScenarioError::Invalid`] naming the field.
+    /// A [`crate::ScenarioError::Invalid`] naming the field, or
+    /// [`crate::ScenarioError::TooCostly`] naming the bound.
     pub fn validate(&self) -> Result<(), crate::ScenarioError> {
         let bad =
             |field, value: String, expected| Err(crate::ScenarioError::Invalid { field, value, expected });
@@ -176,6 +178,8 @@ impl CapacityConfig {
         if self.warmup >= self.duration {
             return bad("warmup", format!("{:?}", self.warmup), "a duration below the run's duration");
         }
-        Ok(())
+        // The cost bounds `rebound storm` applies to the same scenario (issue 24: `sweep
+        // --clients` took ten million S2 clients that `storm` refuses).
+        crate::cost::check(&self.scenario(), &crate::cost::CLI).map(|_| ())
     }
 }

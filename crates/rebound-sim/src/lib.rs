@@ -23,6 +23,7 @@
 //! | | `outage.start`, `outage.end` | duration | 15 s, 45 s |
 //! | | `outage.slowdown` (capacity cut) | factor | 10 |
 //! | run | `duration`, `status_interval`, `seed` | | 120 s, 5 s, 1 |
+//! | verdict | `verdict.baseline`, `verdict.window`, `verdict.threshold` ([`verdict`]) | duration, duration, share | 10 s, 5 s, 0.9 |
 //!
 //! ### Why the backlog defaults to 511, not 1024
 //! At resume the whole backlog is admitted at once, and every one of those requests starts its
@@ -34,7 +35,8 @@
 //! never recover, backoff does. `rebound storm --scenario` with a larger backlog shows the other
 //! regime.
 //!
-//! See [`server`] for the server's exact behaviour and [`report`] for the verdicts.
+//! See [`server`] for the server's exact behaviour, [`verdict`] for the verdicts and
+//! [`replicate`] for replications (`--runs`) and their intervals.
 //!
 //! ## The service graph ([`graph`])
 //! A scenario may instead list `[[service]]`s — workers, a queue (past which arrivals are shed),

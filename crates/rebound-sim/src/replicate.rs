@@ -69,7 +69,8 @@ pub struct Replications {
     pub recovered_runs: u32,
     /// The probability of recovery with its 95 % interval (Wilson; one-sided at 0 or `runs`).
     pub recovery_probability: Proportion,
-    /// Recovery time p10/p50/p90 over the recovering runs, in seconds; null when none did.
+    /// Recovery time p10/p50/p90 over the runs whose verdict is `recovered` (healthy ones had
+    /// nothing to recover from), in seconds; null when there are none.
     pub recovery_s_quantiles: Option<Quantiles>,
     /// Mean users' attempts per user request started, with its 95 % interval.
     pub attempts_per_request_mean: Option<Mean>,
@@ -84,7 +85,9 @@ impl Replications {
     pub fn of(runs: Vec<RunSummary>) -> Replications {
         let n = runs.len() as u32;
         let k = runs.iter().filter(|r| r.recovered).count() as u32;
-        let times: Vec<f64> = runs.iter().filter(|r| r.recovered).filter_map(|r| r.recovery_s).collect();
+        // Healthy runs had nothing to recover from: only `recovered` ones have a recovery time.
+        let times: Vec<f64> =
+            runs.iter().filter(|r| r.verdict == Verdict::Recovered).filter_map(|r| r.recovery_s).collect();
         let per_request: Vec<f64> = runs.iter().map(|r| r.attempts_per_request).collect();
         let per_success: Vec<f64> = runs.iter().filter_map(|r| r.attempts_per_success).collect();
         Replications {

@@ -1,12 +1,12 @@
-//! What a storm run records, and the verdicts drawn from it.
+//! What a storm run records, and the recovery rule the verdict is built on.
 //!
-//! The recorder keeps one [`Point`] per simulated second. The verdicts follow S5's reading of
-//! its experiment: the *baseline* is the mean goodput (successful requests per second) over the
-//! 10 s before the outage; the server has *recovered* at the first second `s` after the outage
-//! such that goodput averaged over `[s, s + window)` and over `[s, end of run)` are both at least
-//! 90 % of the baseline, and no later whole window falls below half of it (no relapse: a burst
-//! of backed-up requests cannot pass for recovery). The recovery time is `s` minus the end of
-//! the outage.
+//! The recorder keeps one [`Point`] per simulated second. [`recovery_to`] is S5's reading of
+//! its experiment: the server has *recovered* at the first second `s` after the outage such
+//! that goodput averaged over `[s, s + window)` and over `[s, end of run)` are both at least a
+//! threshold (90 % in [`recovery`]) of the baseline, and no later whole window falls below half
+//! of it (no relapse: a burst of backed-up requests cannot pass for recovery). The recovery time
+//! is `s` minus the end of the outage. A run's verdict — healthy, recovered, stuck or unstable —
+//! is drawn from these in [`crate::verdict`], with the scenario's `[verdict]` keys.
 
 use crate::queue::{Nanos, SECOND};
 use serde::Serialize;

@@ -17,6 +17,7 @@ use rebound_retry::Spec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+mod inert;
 pub mod load;
 mod validate;
 pub use load::{Arrivals, Phase};

@@ -195,6 +195,12 @@ impl S5Server {
         !self.paused && (self.delays.delay(self.in_flight) as f64 * self.slowdown) >= horizon as f64
     }
 
+    /// [`S5Server::past_saving`] whatever the slowdown does later: the delay at the current
+    /// concurrency, not slowed, is at least `horizon` (a capacity cut ending cannot save it).
+    pub fn past_saving_unslowed(&mut self, horizon: Nanos) -> bool {
+        !self.paused && self.delays.delay(self.in_flight) >= horizon
+    }
+
     /// Freezes the server (SIGSTOP).
     pub fn pause(&mut self) {
         self.paused = true;

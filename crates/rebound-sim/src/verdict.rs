@@ -48,10 +48,12 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct VerdictConfig {
-    /// How much goodput before the trigger makes the baseline: whole seconds in [1 s, duration].
+    /// How much goodput before the trigger makes the baseline: whole seconds in [1 s, 1 day];
+    /// all of the run before the trigger when it starts sooner.
     #[serde(with = "crate::serde_duration")]
     pub baseline: Duration,
-    /// The window goodput is averaged over: whole seconds in [1 s, duration].
+    /// The window goodput is averaged over: whole seconds in [1 s, 1 day]; the whole run when
+    /// the run is shorter.
     #[serde(with = "crate::serde_duration")]
     pub window: Duration,
     /// The share of the baseline that counts as back, in (0, 1].

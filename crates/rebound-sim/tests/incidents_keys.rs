@@ -145,3 +145,26 @@ fn the_fuzz_corpus_seeds_parse() {
         assert!(seen.contains(key), "no seed uses {key}");
     }
 }
+
+#[test]
+fn the_cost_estimate_counts_the_load_profile_the_spike_and_the_network() {
+    use rebound_sim::cost::{check, CLI};
+    let base = "duration = \"60s\"\n[clients]\nrate = \"1000/s\"\n[[service]]\nname = \"a\"\n";
+    let est = |text: &str| check(&Scenario::from_toml(text).unwrap(), &CLI).unwrap();
+    let plain = est(base);
+    let spiked =
+        est(&format!("{base}[outage]\nkind = \"load-spike\"\nfactor = 5\nstart = \"10s\"\nend = \"20s\"\n"));
+    assert_eq!((plain.offered_rate, spiked.offered_rate), (1000.0, 5000.0));
+    // 10 s at 5x: 40 s more of arrivals, 100,000 more requests.
+    assert!((spiked.requests - plain.requests - 40_000.0).abs() < 1.0, "{spiked:?}");
+    let phased = base.replace(
+        "[[service]]",
+        "[[clients.phase]]\nstart = \"0s\"\nend = \"30s\"\nrate = \"0/s\"\n[[service]]",
+    );
+    assert!((est(&phased).requests - plain.requests / 2.0).abs() < 1.0);
+    let slow = base.replace("rate = \"1000/s\"", "rate = \"1000/s\"\nlatency = \"constant:1ms\"");
+    assert!(
+        est(&slow).events > plain.events * 1.2,
+        "an attempt and its answer cross the network: 2 events more"
+    );
+}

@@ -1,21 +1,12 @@
 //! Issue 26's triggers and load profiles: a load spike tips a retrying system that recovers
-//! without retries (recovery probabilities over 10 seeds, Wilson intervals), phases change the
+//! without retries (recovery probabilities over 10 replications, their 95 % intervals), phases change the
 //! offered load when they say, an error burst fails attempts only while it lasts, and a full
 //! queue that drops leaves its callers to time out.
 
-use rebound_sim::{storm, Scenario, StormReport};
+use rebound_sim::{replicate, storm, Scenario, StormReport};
 
 fn scenario(text: &str) -> Scenario {
     Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}\n{text}"))
-}
-
-/// The Wilson score interval (95 %) of `k` successes in `n` trials.
-fn wilson(k: usize, n: usize) -> (f64, f64) {
-    let (k, n, z) = (k as f64, n as f64, 1.96f64);
-    let p = k / n;
-    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    (centre - half, centre + half)
 }
 
 /// 1000 users (think 2 s: 500 req/s) against 10 workers of 10 ms (1000 req/s) with a queue of
@@ -38,18 +29,15 @@ start = "15s"
 end = "25s"
 "#;
 
-fn recoveries(base: &Scenario, policy: &str) -> usize {
-    let p = policy.parse().unwrap();
-    (1..=10).filter(|&seed| storm::run(&Scenario { seed, ..base.clone() }, &p).recovered).count()
-}
-
 #[test]
 fn a_load_spike_tips_retries_into_a_metastable_failure() {
-    let s = scenario(SPIKE);
-    let retrying = wilson(recoveries(&s, "constant:base=10ms"), 10);
-    let plain = wilson(recoveries(&s, "constant:max-retries=0"), 10);
-    assert!(retrying.1 < 0.5, "retrying recovers with probability in {retrying:?}");
-    assert!(plain.0 > 0.5, "without retries it recovers with probability in {plain:?}");
+    // 10 replications per policy (`--runs 10`), the recovery probability's 95 % interval.
+    let specs = ["constant:base=10ms".parse().unwrap(), "constant:max-retries=0".parse().unwrap()];
+    let r = replicate::run_all(&scenario(SPIKE), &specs, 10, replicate::Until::End);
+    let (retrying, plain) =
+        (&r[0].replications.recovery_probability, &r[1].replications.recovery_probability);
+    assert!(retrying.high < 0.5, "retrying recovers with probability in {retrying:?}");
+    assert!(plain.low > 0.5, "without retries it recovers with probability in {plain:?}");
 }
 
 fn per_second(r: &StormReport) -> Vec<u64> {
@@ -86,6 +74,36 @@ kind = "none"
     assert!(sent[11..20].iter().all(|&n| n == 300), "{sent:?}");
     assert!(sent[20..30].iter().all(|&n| n == 0), "{sent:?}");
     assert!(sent[31..].iter().all(|&n| n == 100), "{sent:?}");
+}
+
+#[test]
+fn a_phase_from_the_start_sets_the_first_rate() {
+    let s = scenario(
+        r#"
+duration = "20s"
+[clients]
+rate = "100/s"
+arrivals = "constant"
+timeout = "1s"
+[[clients.phase]]
+start = "0s"
+end = "10s"
+rate = "50/s"
+[[service]]
+name = "api"
+workers = 100
+service_time = "constant:1ms"
+[outage]
+kind = "load-spike"
+factor = 3
+start = "0s"
+end = "5s"
+"#,
+    );
+    let sent = per_second(&storm::run(&s, &"constant:max-retries=0".parse().unwrap()));
+    assert!(sent[1..5].iter().all(|&n| n == 150), "{sent:?}");
+    assert!(sent[6..10].iter().all(|&n| n == 50), "{sent:?}");
+    assert!(sent[11..].iter().all(|&n| n == 100), "{sent:?}");
 }
 
 #[test]

@@ -93,9 +93,9 @@ fn verdict_keys_are_read_checked_and_echoed() {
     let defaults = serde_json::to_value(Scenario::default()).unwrap();
     assert_eq!(defaults["verdict"], serde_json::json!({"baseline": "10s", "window": "5s", "threshold": 0.9}));
     for (toml, field, range) in [
-        ("window = \"1500ms\"", "verdict.window", "whole number of seconds in [1s, duration]"),
-        ("window = \"0s\"", "verdict.window", "[1s, duration]"),
-        ("baseline = \"1h\"", "verdict.baseline", "[1s, duration]"),
+        ("window = \"1500ms\"", "verdict.window", "whole number of seconds in [1s, 1day]"),
+        ("window = \"0s\"", "verdict.window", "[1s, 1day]"),
+        ("baseline = \"2days\"", "verdict.baseline", "[1s, 1day]"),
         ("threshold = 0", "verdict.threshold", "(0, 1]"),
         ("threshold = 1.5", "verdict.threshold", "(0, 1]"),
         ("limit = 3", "limit", "unknown"),
@@ -119,6 +119,17 @@ fn replications_are_the_same_whatever_the_thread_count() {
         pool.install(|| serde_json::to_string(&run_all(&s, &specs, 6, Until::End)).unwrap())
     };
     assert_eq!(json(1), json(3));
+    // Recovery-time quantiles are over the runs whose verdict is `recovered`.
+    let r = run_all(&s, &specs[1..], 6, Until::End).remove(0);
+    let times: Vec<f64> = r
+        .replications
+        .per_run
+        .iter()
+        .filter(|p| p.verdict == Verdict::Recovered)
+        .map(|p| p.recovery_s.unwrap())
+        .collect();
+    assert!(!times.is_empty());
+    assert_eq!(r.replications.recovery_s_quantiles, rebound_sim::estimate::Quantiles::of(&times));
 }
 
 #[test]

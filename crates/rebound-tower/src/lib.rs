@@ -21,7 +21,9 @@
 //! [`ReboundPolicy::hint_ceiling`] and [`ReboundPolicy::deadline`]. With [`HttpStatuses`] the
 //! final response carries a [`RetryReport`] in its extensions (attempts, and why the retries
 //! stopped). [`PaceLayer`] (feature `http`) spaces requests by the server's `RateLimit` before
-//! the quota runs out.
+//! the quota runs out. [`ChaosLayer`] (feature `http`) injects the lab's faults (`error_rate`,
+//! latency from a service-time form, 429/503 with `Retry-After`, `[outage]` windows) under the
+//! retry layer, to test a real stack against a simulated storm.
 //!
 //! ```
 //! use rebound_retry::Policy;
@@ -51,6 +53,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod breaker;
+#[cfg(feature = "http")]
+mod chaos;
 mod hedge;
 mod layer;
 #[cfg(feature = "http")]
@@ -61,6 +65,9 @@ mod predicate;
 mod trace;
 
 pub use breaker::{BreakerError, BreakerFuture, BreakerLayer, BreakerService, Classify, ErrorsFail};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use chaos::{ChaosLayer, ChaosService};
 pub use hedge::{HedgeLayer, HedgeService, RetryErrorKind};
 pub use layer::RetryLayer;
 #[cfg(feature = "http")]

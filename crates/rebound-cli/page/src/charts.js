@@ -46,7 +46,7 @@ export function chart(box, title, unit, lines, outage) {
     xAxis: { type: "value", name: "simulated s", nameLocation: "middle", nameGap: 22, min: "dataMin", max: "dataMax" },
     yAxis: { type: "value", min: 0 },
     tooltip: { trigger: "axis", confine: true, textStyle: { fontSize: 11 }, position: (pt, _p, _d, _r, size) => [pt[0] < size.viewSize[0] / 2 ? size.viewSize[0] - size.contentSize[0] - 4 : 4, 4], valueFormatter: (v) => (v == null ? "-" : +(+v).toPrecision(4)) },
-    legend: { type: "scroll", bottom: 0, textStyle: { fontSize: 11 }, tooltip: { show: true, formatter: (p) => full[p.name] || p.name } },
+    legend: { type: "scroll", bottom: 0, itemWidth: 28, itemStyle: { opacity: 0 }, textStyle: { fontSize: 11 }, tooltip: { show: true, formatter: (p) => full[p.name] || p.name } },
     dataZoom: [{ type: "inside", filterMode: "none" }, { type: "slider", height: 16, bottom: 30, filterMode: "none" }],
     series: lines.map((l, i) => ({
       type: "line", name: l.name, data: l.data, showSymbol: false, symbol: "none",

@@ -19,6 +19,9 @@ async function init() {
   $("builtin").addEventListener("change", () => {
     const s = defaults.scenarios[Number($("builtin").value)];
     if (s) load(s.toml);
+    $("builtin-note").textContent = s && s.lab_bound
+      ? `As shipped, this built-in is past the lab's bounds (\`rebound storm\` runs it; shorten it here to run it in the lab):\n${s.lab_bound}`
+      : "";
   });
   for (const [key, m] of Object.entries(METRICS)) {
     const label = document.createElement("label");

@@ -13,7 +13,7 @@ export const MEANINGS = [
   ["verdict", "healthy, recovered (goodput back to ≥ 90 % of before the outage, and it stays), stuck or unstable"],
   ["attempts per request", "users' attempts per user request started"],
   ["attempts per success", "users' attempts per successful request (the summary's amplification)"],
-  ["amplification (per service)", "attempts that reached a service per user request (started, where the document says so)"],
+  ["amplification (per service)", "attempts that reached a service per user request started (retries of a collapsed run included)"],
   ["gave up", "user requests abandoned by their policy or budget"],
 ];
 

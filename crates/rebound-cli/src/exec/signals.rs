@@ -125,21 +125,21 @@ fn pass_on_and_exit(running: &Mutex<Running>, sig: Signal, grace: Duration) -> !
             let _ = if group { killpg(Pid::from_raw(pid), s) } else { kill(Pid::from_raw(pid), s) };
         };
         send(sig);
-        eprintln!(
+        crate::output::note!(
             "rebound: {sig}: passed on to the command; waiting up to {} for it to exit",
             crate::usage::fmt(grace)
         );
         if !ends_within(pid, group, grace) {
             send(Signal::SIGKILL);
-            eprintln!(
+            crate::output::note!(
                 "rebound: the command outlived the {} grace period: sent SIGKILL",
                 crate::usage::fmt(grace)
             );
             ends_within(pid, group, AFTER_KILL);
         }
-        eprintln!("rebound: {sig}: stopped (the command was reaped)");
+        crate::output::note!("rebound: {sig}: stopped (the command was reaped)");
     } else {
-        eprintln!("rebound: {sig}: stopped");
+        crate::output::note!("rebound: {sig}: stopped");
     }
     std::process::exit(128 + sig as i32)
 }

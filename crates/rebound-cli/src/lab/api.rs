@@ -47,74 +47,21 @@ fn bad_request(message: impl Into<String>) -> Response {
     json_response(StatusCode::BAD_REQUEST, &json!({ "error": message.into() }))
 }
 
-/// The built-in scenarios as TOML (S5's storm under each kind of outage), the default
-/// policies and the bounds.
+/// The built-in scenarios as TOML (S5's storm under each kind of outage, then the examples),
+/// the default policies and the bounds. A built-in past the lab's bounds as shipped carries
+/// `lab_bound`, the message a run of it would get (`rebound storm` runs it).
 async fn defaults() -> Response {
-    let scenarios: Vec<Value> = builtin_scenarios()
+    let scenarios: Vec<Value> = super::builtins::builtin_scenarios()
         .into_iter()
-        .map(|(name, toml, s)| json!({ "name": name, "toml": toml, "json": s, "graph": !s.services.is_empty() }))
+        .map(|(name, toml, s)| {
+            let mut run = s.clone();
+            run.policies = run.policies_or_default();
+            let bound = check_bounds(&run).err();
+            json!({ "name": name, "toml": toml, "json": s, "graph": !s.services.is_empty(), "lab_bound": bound })
+        })
         .collect();
     let policies: Vec<String> = rebound_sim::default_policies().iter().map(ToString::to_string).collect();
     json_response(StatusCode::OK, &json!({ "scenarios": scenarios, "policies": policies, "bounds": BOUNDS }))
-}
-
-/// Service-graph examples (`examples/scenarios/`, linked as the crate's `scenarios/` so that the
-/// package carries them), compiled in so the page works anywhere.
-const EXAMPLES: [(&str, &str); 7] = [
-    (
-        "Three tiers, every layer retrying 3 times; db down 30 s",
-        include_str!("../../scenarios/three-tier.toml"),
-    ),
-    ("Three tiers, retries at the edge only", include_str!("../../scenarios/three-tier-edge-only.toml")),
-    ("Three tiers, gRPC retry budget at every hop", include_str!("../../scenarios/three-tier-budget.toml")),
-    ("Open-loop users (Poisson arrivals)", include_str!("../../scenarios/open-loop.toml")),
-    (
-        "Three tiers with deep queues, users' load x3 for 10 s",
-        include_str!("../../scenarios/load-spike.toml"),
-    ),
-    (
-        "Three tiers retrying errors; db 50 % errors for 30 s",
-        include_str!("../../scenarios/error-burst.toml"),
-    ),
-    ("A 3 s GC pause under constant arrivals", include_str!("../../scenarios/gc-pause.toml")),
-];
-
-/// `(name, TOML, scenario)`: S5's storm under each kind of outage (with the seven default
-/// policies written out), then the service-graph examples exactly as shipped, comments and
-/// their own policies included: the TOML is what runs.
-fn builtin_scenarios() -> Vec<(&'static str, String, Scenario)> {
-    let s5 = Scenario { policies: rebound_sim::default_policies(), ..Scenario::default() };
-    let mut down = s5.clone();
-    down.outage.kind = rebound_sim::OutageKind::HardDown;
-    let mut cut = s5.clone();
-    cut.outage.kind = rebound_sim::OutageKind::CapacityCut;
-    cut.outage.slowdown = 12.0;
-    let mut out: Vec<_> = [
-        ("S5's storm: server paused 15-45 s", s5),
-        ("S5, server hard down 15-45 s", down),
-        ("S5, server 12x slower 15-45 s", cut),
-    ]
-    .into_iter()
-    .map(|(name, s)| (name, toml_of(&s), s))
-    .collect();
-    for (name, text) in EXAMPLES {
-        // A shipped example that does not parse is a bug the lab_api tests catch.
-        if let Ok(s) = Scenario::from_toml(text) {
-            out.push((name, text.to_string(), s));
-        }
-    }
-    out
-}
-
-/// A scenario as the TOML a user would write, its policies one per line.
-fn toml_of(s: &Scenario) -> String {
-    let mut head = s.clone();
-    head.policies.clear();
-    let text = toml::to_string(&head).unwrap_or_default();
-    let body: Vec<&str> = text.lines().filter(|l| !l.starts_with("policies")).collect();
-    let (top, tables) = body.split_at(body.iter().position(|l| l.starts_with('[')).unwrap_or(body.len()));
-    let policies: String = s.policies.iter().map(|p| format!("    \"{p}\",\n")).collect();
-    format!("{}\npolicies = [\n{policies}]\n\n{}\n", top.join("\n").trim_end(), tables.join("\n"))
 }
 
 /// `{"spec": "..."}` → the canonical spec, or the library's own error naming the key.
@@ -139,7 +86,7 @@ async fn check_spec(body: Bytes) -> Response {
 }
 
 /// The keys of a run request; any other (a misspelling such as `scenaro`) is refused.
-const RUN_KEYS: [&str; 2] = ["scenario", "policies"];
+const RUN_KEYS: [&str; 3] = ["scenario", "policies", "runs"];
 
 /// The scenario of a run request: TOML text or a JSON object with the same keys; then its
 /// policies (the request's, else the scenario's, else the built-in seven), the replications of
@@ -149,12 +96,12 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
         serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
     let Value::Object(fields) = &req else {
         return Err(format!(
-            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...]}}, not {req}"
+            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...], \"runs\": N}}, not {req}"
         ));
     };
     if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
         return Err(format!(
-            "unknown key `{key}` in the run request: the keys are `scenario` and `policies`"
+            "unknown key `{key}` in the run request: the keys are `scenario`, `policies` and `runs`"
         ));
     }
     let mut scenario = match req.get("scenario") {
@@ -287,4 +234,17 @@ fn stream(rx: tokio::sync::watch::Receiver<Snapshot>) -> impl Stream<Item = Resu
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// The page's built-in scenarios, each with its own policies, pass the lab's bounds, the
+    /// cost model's included (issue 24).
+    #[test]
+    fn every_builtin_scenario_is_within_the_lab_bounds() {
+        for (name, _, s) in crate::lab::builtins::builtin_scenarios() {
+            let s = rebound_sim::Scenario { policies: s.policies_or_default(), ..s };
+            super::check_bounds(&s).unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
 }

@@ -10,8 +10,18 @@
 //! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
 //! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
+//! | `GET /api/runs/{id}/report.html` | a finished run's report, as `rebound storm --html` writes it |
+//!
+//! Every request first passes `guard`: a `Host` naming the lab's own address (its IP literal,
+//! `127.0.0.1`, `[::1]` or `localhost`, with its port; with `--allow-remote` on an unspecified
+//! address, any IP literal with the port — never a DNS name, which DNS rebinding controls), no
+//! foreign `Origin`, `application/json` bodies of at most 1 MiB arriving within 10 s. Refusals
+//! are JSON: 403, 415, 413, 408. `serve` closes connections whose headers take over 10 s and
+//! gives open connections 1 s when the lab stops.
 
 mod api;
+mod builtins;
+mod control;
 mod guard;
 mod runs;
 mod serve;
@@ -43,7 +53,7 @@ pub struct Args {
 /// A non-loopback address without `--allow-remote`, or an address that cannot be bound.
 pub fn run(args: Args) -> Result<ExitCode> {
     if !args.listen.ip().is_loopback() && !args.allow_remote {
-        eprintln!(
+        crate::output::note!(
             "error: invalid --listen {}: the lab binds loopback (127.0.0.0/8 or ::1) unless --allow-remote is given",
             args.listen
         );

@@ -10,6 +10,7 @@
 //! reason — a cap, a cancel, a panic (caught) — fails alone: its phase says why, its slot is
 //! freed, and the lab and the other runs go on.
 
+use super::control::{watchdog, why, Control, Slot};
 use rebound_retry::Spec;
 use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
 use std::collections::BTreeMap;
@@ -151,30 +152,6 @@ struct Watched {
     control: Arc<Control>,
 }
 
-/// What stops a run from outside: its [`Stop`], why it was cancelled, when it was last watched.
-#[derive(Debug)]
-struct Control {
-    stop: Stop,
-    why: Mutex<Option<String>>,
-    seen: Mutex<Instant>,
-}
-
-impl Control {
-    fn cancel(&self, why: String) {
-        self.why.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(why);
-        self.stop.cancel();
-    }
-}
-
-/// Gives back the run slot whatever way the run's thread ends.
-struct Slot(Arc<AtomicUsize>);
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
 impl Runs {
     /// Starts `scenario` (policies already chosen and bounded), each policy `runs` times
     /// (already bounded), on a thread of its own, with a watchdog that cancels it once nobody
@@ -214,7 +191,12 @@ impl Runs {
             .name(format!("lab-run-{id}"))
             .spawn(move || {
                 let _slot = slot;
-                execute(&scenario, runs, &tx, &control);
+                let ended =
+                    std::panic::catch_unwind(AssertUnwindSafe(|| execute(&scenario, runs, &tx, &control)));
+                if ended.is_err() || matches!(tx.borrow().phase, Phase::Running) {
+                    // (Never left running: the watchdog and the page wait for an end.)
+                    fail(&tx, "the run failed before its result was ready".into());
+                }
             })
             .map_err(|e| format!("cannot start a run: {e}"))?;
         // Without its watchdog a run still ends, at its wall-clock bound.
@@ -238,27 +220,8 @@ impl Runs {
         if !matches!(w.rx.borrow().phase, Phase::Running) {
             return Some(false);
         }
-        w.control.cancel("the run was cancelled (DELETE /api/runs/{id})".replace("{id}", &id.to_string()));
+        w.control.cancel(format!("the run was cancelled (DELETE /api/runs/{id})"));
         Some(true)
-    }
-}
-
-/// Cancels the run once nobody has watched it for [`Bounds::max_unwatched_s`]: no event stream
-/// open (a stream holds a receiver beside the server's own) and no poll. Ends with the run.
-fn watchdog(tx: &watch::Sender<Snapshot>, control: &Control) {
-    let idle = Duration::from_secs(BOUNDS.max_unwatched_s);
-    while matches!(tx.borrow().phase, Phase::Running) {
-        std::thread::sleep(Duration::from_millis(200));
-        if tx.receiver_count() > 1 {
-            *control.seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        }
-        let seen = *control.seen.lock().unwrap_or_else(|e| e.into_inner());
-        if seen.elapsed() > idle {
-            control.cancel(format!(
-                "the run was stopped: nobody watched it (no event stream, no poll) for {} s",
-                idle.as_secs()
-            ));
-        }
     }
 }
 
@@ -297,23 +260,6 @@ fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control
 
 fn fail(tx: &watch::Sender<Snapshot>, message: String) {
     tx.send_modify(|s| s.phase = Phase::Failed(message));
-}
-
-/// The message of a run stopped by `e` after `done` of `total` policies.
-fn why(control: &Control, e: &RunError, done: usize, total: usize) -> String {
-    match e {
-        RunError::Cancelled => {
-            control.why.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_else(|| e.to_string())
-        }
-        RunError::Deadline { after } => format!(
-            "the run passed the lab's wall-clock bound of {} s after {done} of {total} policies: \
-             fewer clients or a shorter duration, or `rebound storm` for big runs",
-            after.as_secs()
-        ),
-        other => format!(
-            "{other} (the lab's bound) after {done} of {total} policies: `rebound storm` has wider bounds"
-        ),
-    }
 }
 
 /// `runs` replications of `spec` ([`replicate::run_all`]): run 0's report with all of them

@@ -112,7 +112,14 @@ impl FromStr for BreakerSpec {
         };
         let open = parse_duration("breaker.open", open)?;
         let mut spec = BreakerSpec { trip, open, max_open: None, probes: 1, slow: None };
+        // As a spec's keys: an option given twice is refused, not silently the last one.
+        let mut seen: Vec<&str> = Vec::new();
         for option in parts {
+            let key = option.split_once('=').map_or(option, |(k, _)| k);
+            if seen.contains(&key) {
+                return Err(ConfigError::DuplicateKey { key: format!("breaker.{key}") });
+            }
+            seen.push(key);
             spec.option(s, option)?;
         }
         spec.build()?;
@@ -180,5 +187,19 @@ impl fmt::Display for BreakerSpec {
             write!(f, ":max-open={}", fmt_duration(m))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_option_given_twice_is_refused_like_a_spec_key() {
+        let e = "rate:50%:20:30s:probes=2:probes=3".parse::<BreakerSpec>().unwrap_err();
+        assert_eq!(e.to_string(), "key `breaker.probes` is given twice");
+        let e = "rate:50%:20:30s:window=60s:probes=2:window=10s".parse::<BreakerSpec>().unwrap_err();
+        assert!(e.to_string().contains("`breaker.window`"), "{e}");
+        assert!("rate:50%:20:30s:window=60s:probes=2".parse::<BreakerSpec>().is_ok());
     }
 }

@@ -22,7 +22,12 @@
 //! ([`GiveUp::HintAboveCeiling`](crate::GiveUp::HintAboveCeiling)), so that the caller can
 //! schedule the work for later.
 //!
+//! Feature `http` (default) brings the header parsers (sfv for RFC 9651 structured fields,
+//! httpdate for HTTP-dates), [`ServerSignals`] and [`Pacer`]; without it the module keeps the
+//! statuses, the method rule, the classifiers and [`RetryReport`].
+//!
 //! ```
+//! # #[cfg(feature = "http")] {
 //! use rebound_retry::http::{parse_retry_after, RetryableStatuses};
 //! use std::time::{Duration, SystemTime};
 //!
@@ -30,13 +35,18 @@
 //! assert!(statuses.contains(429) && statuses.contains(503) && !statuses.contains(404));
 //! assert_eq!(parse_retry_after("120", SystemTime::now()), Some(Duration::from_secs(120)));
 //! assert_eq!(parse_retry_after("soon", SystemTime::now()), None);
+//! # }
 //! ```
 
 mod legacy;
+#[cfg(feature = "http")]
 mod pacer;
+#[cfg(feature = "http")]
 mod ratelimit;
 mod report;
+#[cfg(feature = "http")]
 mod retry_after;
+#[cfg(feature = "http")]
 mod signals;
 mod status;
 mod throttling;
@@ -46,10 +56,18 @@ pub use crate::budget::{grpc_pushback, Pushback};
 pub use legacy::{
     parse_x_amz_retry_after, parse_x_ratelimit_remaining, parse_x_ratelimit_reset, EPOCH_THRESHOLD_SECS,
 };
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use pacer::{PaceAboveCeiling, Pacer, MAX_LANES};
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use ratelimit::{parse_ratelimit, parse_ratelimit_policy, QuotaUnit, RateLimit, RateLimitPolicy};
 pub use report::RetryReport;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use retry_after::parse_retry_after;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use signals::{ServerSignals, SIGNAL_HEADERS};
 pub use status::{is_idempotent_method, RetryableStatuses};
 pub use throttling::{classify_aws, classify_status, is_aws_throttling_code, AWS_THROTTLING_CODES};

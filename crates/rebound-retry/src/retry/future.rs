@@ -7,8 +7,10 @@ use super::outcome::{Failure, GiveUp, Outcome, RetryError};
 use super::{Async, Last, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
+#[cfg(feature = "http")]
 use crate::http::Pacer;
 use std::future::Future;
+#[cfg(feature = "http")]
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +31,8 @@ impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     /// waits count as time slept and against the deadline ([`max_elapsed`](Self::max_elapsed)
     /// or the policy's): a wait that would end past it is not made, and the call gives up with
     /// [`GiveUp::PacingPastDeadline`] (the wait in the error) and the last attempt's failure.
+    #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn pace(mut self, pacer: Arc<Pacer>, host: impl Into<String>) -> Self {
         self.guard.get_or_insert_with(Box::default).pacing = Some((pacer, Arc::from(host.into())));
         self
@@ -162,6 +166,7 @@ where
     /// Before an attempt, with a [pacer](Self::pace): the wait for its slot (counted in the
     /// time slept), or [`GiveUp::PacingPastDeadline`] when that wait would end past the
     /// deadline (nothing is booked then). A wait above the pacer's own ceiling is not waited.
+    #[cfg(feature = "http")]
     #[inline]
     fn pacing(&mut self, run: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
         let Some((pacer, host)) = self.guard.as_ref().and_then(|g| g.pacing.as_ref()) else {
@@ -181,5 +186,12 @@ where
                 Err(self.give_up(run, reason))
             }
         }
+    }
+
+    /// Without feature `http` there is no pacer: every attempt goes at once.
+    #[cfg(not(feature = "http"))]
+    #[inline]
+    fn pacing(&mut self, _: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
+        Ok(None)
     }
 }

@@ -111,6 +111,7 @@ struct Guard {
     budget: Option<Arc<dyn RetryBudget>>,
     throttle: Option<Arc<dyn Throttle>>,
     /// A shared pacer and the host the operation talks to (async executor only).
+    #[cfg(feature = "http")]
     #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
     breaker: Option<Arc<CircuitBreaker>>,

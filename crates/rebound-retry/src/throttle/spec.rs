@@ -36,7 +36,7 @@ impl ThrottleSpec {
     /// # Errors
     /// As [`build_seeded`](Self::build_seeded).
     pub fn build(&self) -> Result<Arc<dyn Throttle>, ConfigError> {
-        self.build_seeded(rand::random())
+        self.build_seeded(crate::seed::entropy_u64())
     }
 }
 

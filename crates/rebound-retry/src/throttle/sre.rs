@@ -41,7 +41,7 @@ impl SreThrottle {
     /// # Errors
     /// `k` not in [1, 1000] (the book uses 2; past 1000 the client never throttles itself).
     pub fn new(k: f64) -> Result<SreThrottle, ConfigError> {
-        SreThrottle::new_seeded(k, rand::random())
+        SreThrottle::new_seeded(k, crate::seed::entropy_u64())
     }
 
     /// A throttle with multiplier `k` and reproducible draws.

@@ -5,7 +5,7 @@ use super::{
     WORKER_BYTES,
 };
 use crate::graph::{ServiceTime, Topology};
-use crate::scenario::{BacklogFull, OutageKind, Scenario};
+use crate::scenario::{load, BacklogFull, OutageKind, Scenario};
 use rebound_retry::Spec;
 use std::time::Duration;
 
@@ -36,7 +36,7 @@ pub struct Estimate {
 
 /// Attempts one call (or user request) makes at most under `spec` within `horizon`: one, plus
 /// every retry the policy allows whose nominal waits fit in `horizon` (and its `max-elapsed`),
-/// times its hedge copies. A retry-forever policy with no wait counts [`MAX_COUNTED`].
+/// times its hedge copies. A retry-forever policy with no wait counts 10,000,000 attempts.
 pub fn attempts_per_call(spec: &Spec, horizon: Duration) -> f64 {
     let hedges = spec.hedge().map_or(1.0, |h| f64::from(h.max_attempts));
     let Some(p) = spec.policy() else {
@@ -71,25 +71,27 @@ impl Estimate {
         let c = &sc.clients;
         let path = floor(topo, sc, topo.entry, &mut vec![None; n]);
         let (offered_rate, rate_drivers) = match c.rate {
-            Some(r) => (r.per_s, format!("`clients.rate` = {}/s", r.per_s)),
+            Some(_) => {
+                let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(0.0, f64::max);
+                (peak, format!("`clients.rate` = {peak}/s at its peak (`clients.phase`, `outage.factor`)"))
+            }
             None => {
                 let cycle = c.think.as_secs_f64() + path;
-                let rate = f64::from(c.count) / cycle.max(1e-9);
+                let rate = users(sc) / cycle.max(1e-9);
                 let why = format!(
                     "`clients.count` = {} / (`clients.think` {} + {} of `service_time` along the entry's calls)",
-                    c.count,
+                    users(sc),
                     crate::scenario::fmt(c.think),
-                    crate::scenario::fmt(Duration::from_secs_f64(path))
+                    Duration::try_from_secs_f64(path).map_or_else(|_| format!("{path:.1e}s"), crate::scenario::fmt)
                 );
                 (rate, why)
             }
         };
-        let requests = offered_rate * secs;
+        let requests = if c.rate.is_some() { load::total_arrivals(sc) } else { offered_rate * secs };
         let mut entry_attempts = requests * user_tries;
         if c.rate.is_none() {
             // One attempt out at a time per user.
-            entry_attempts =
-                entry_attempts.min(f64::from(c.count) * per_user(sc, topo, spec, path, user_tries));
+            entry_attempts = entry_attempts.min(users(sc) * per_user(sc, topo, spec, path, user_tries));
         }
         let attempts = (entry_attempts * w).min(entry_attempts + worker_bound(sc, topo));
         let s5_ticks: f64 = topo
@@ -144,6 +146,11 @@ impl Estimate {
     }
 }
 
+/// The closed loop's most users at once (`clients.count`, its phases and load spike).
+fn users(sc: &Scenario) -> f64 {
+    f64::from(load::peak_users(sc).max(sc.clients.count))
+}
+
 /// The most attempts one closed-loop user makes in the run: requests that succeed at once, one
 /// attempt per cycle (`think` + service times), or requests that fail every attempt, each
 /// making the policy's attempts over its waits (plus the timeouts when no failure comes at
@@ -153,13 +160,16 @@ fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) 
     let secs = sc.duration.as_secs_f64();
     let cycle = c.think.as_secs_f64() + path;
     let entry = &topo.nodes[topo.entry];
-    // A failure comes at once from a hard-down service, a refusing backlog, or a worker
-    // service that sheds: one paused or slowed, or offered more than its capacity.
+    // A failure comes at once from a hard-down service, a refusing backlog, injected errors,
+    // or a worker service that sheds: one paused or slowed, or offered more than its capacity.
     let sheds = entry.time != ServiceTime::S5
         && (matches!(sc.outage.kind, OutageKind::Pause | OutageKind::CapacityCut)
-            || f64::from(c.count) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
-    let instant =
-        sc.outage.kind == OutageKind::HardDown || sc.server.backlog_full == BacklogFull::Refuse || sheds;
+            || users(sc) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
+    let errors = sc.outage.kind == OutageKind::Errors || topo.nodes.iter().any(|n| n.error_rate > 0.0);
+    let instant = sc.outage.kind == OutageKind::HardDown
+        || sc.server.backlog_full == BacklogFull::Refuse
+        || sheds
+        || errors;
     let fail = if instant { 0.0 } else { c.timeout.as_secs_f64() };
     let waits = spec.policy().map_or(0.01 * (tries - 1.0), |p| {
         (0..(tries as u64).saturating_sub(1)).map(|k| p.nominal_delay(k).as_secs_f64()).sum()
@@ -201,9 +211,10 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
                 (0..tries as u64).fold(Duration::ZERO, |a, k| a.saturating_add(p.nominal_delay(k)))
             });
             let life = waits.saturating_add(c.timeout.saturating_mul(tries.min(1e6) as u32)).min(d);
-            r.per_s * life.as_secs_f64().max(1.0)
+            let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(r.per_s, f64::max);
+            peak * life.as_secs_f64().max(1.0)
         }
-        None => f64::from(c.count),
+        None => users(sc),
     };
     let (mut workers, mut held) = (0.0, 0.0);
     for node in &topo.nodes {

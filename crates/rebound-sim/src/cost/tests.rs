@@ -3,7 +3,7 @@ use crate::{storm, Scenario};
 
 fn graph(levels: usize, calls: usize, policy: &str, workers: u32) -> String {
     let mut s = String::from(
-        "duration = \"1s\"\nstatus_interval = \"1s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n",
+        "duration = \"12s\"\nstatus_interval = \"1s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n",
     );
     for i in 0..=levels {
         s += &format!("[[service]]\nname = \"s{i}\"\nworkers = {workers}\n");
@@ -52,7 +52,7 @@ fn worker_graphs_finish_within_their_estimate() {
         let mut s = Scenario::from_toml(&toml).unwrap();
         s.clients.count = 200;
         s.clients.think = Duration::from_millis(50);
-        s.duration = Duration::from_secs(5);
+        s.duration = Duration::from_secs(12);
         for spec in s.policies_or_default() {
             let e = Estimate::new(&s, &Topology::new(&s).unwrap(), &spec);
             let r = storm::run(&s, &spec);

@@ -60,7 +60,7 @@ pub struct ServiceConfig {
     /// A token bucket in front of the service (`"100/s"`, `"30/m"`, `"3600/h"`, in (0,
     /// 10,000,000] per second): an arrival past it is answered 429 at once, with a
     /// `Retry-After` as `rebound serve --rate-limit` computes it (see
-    /// [`crate::graph::defense`]). Default none.
+    /// `graph/defense.rs`). Default none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<Rate>,
     /// The bucket's size, in [1, 10,000,000] tokens (only with `rate_limit`); default the
@@ -84,7 +84,7 @@ pub struct ServiceConfig {
     /// is shed at once: `"fixed:N"`, `"aimd[:initial_limit=..,backoff_ratio=..,timeout=..]"`
     /// or `"gradient2[:initial_limit=..,min_limit=..,max_concurrency=..,smoothing=..,
     /// queue_size=..,long_window=..]"`, with Netflix concurrency-limits' defaults
-    /// ([`super::defense::ConcurrencyLimit`]). Default none. Not for `s5`.
+    /// (`graph/defense.rs`). Default none. Not for `s5`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency_limit: Option<super::defense::ConcurrencyLimit>,
     /// Identical copies of the service, in [1, 64] (at most 64 services in all, replicas

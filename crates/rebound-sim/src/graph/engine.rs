@@ -24,7 +24,8 @@ pub enum Until {
     /// its current concurrency exceeds the whole run can answer nothing before the end (every
     /// request is younger than the run), so its concurrency can only grow. The run stops there;
     /// goodput, and so `recovered` and `recovery_s`, are exactly those of a full run, while the
-    /// other totals cover only the simulated part. For `rebound map`'s hundreds of cells.
+    /// other totals cover only the simulated part. During a capacity cut the same holds of the
+    /// delay unslowed (the cut's end cannot save it). For `rebound map`'s hundreds of cells.
     Decided,
 }
 
@@ -124,7 +125,11 @@ pub fn run_stoppable(
         OutageKind::None => 0,
         _ => nanos(scenario.outage.end),
     };
-    let mut next_check = outage_over.max(SECOND);
+    // A capacity cut only slows the server: stuck at its concurrency unslowed, it stays stuck
+    // once the cut ends, so the check need not wait for the end (issue 24: `map --durations
+    // 3000..3000:1` ran one cell for more than ten minutes).
+    let early = scenario.outage.kind == OutageKind::CapacityCut;
+    let mut next_check = if early { SECOND } else { outage_over.max(SECOND) };
     let entry = e.topo.entry;
     let replicated = e.topo.nodes[entry].replicas > 1;
     while let Some((t, ev)) =
@@ -142,7 +147,9 @@ pub fn run_stoppable(
         }
         if until == Until::Decided && t >= next_check {
             if let SvcKind::S5(server) = &mut e.svcs[entry].kind {
-                if server.past_saving(end) {
+                let stuck =
+                    if t >= outage_over { server.past_saving(end) } else { server.past_saving_unslowed(end) };
+                if stuck {
                     break;
                 }
             }
@@ -202,7 +209,9 @@ impl<'a> Engine<'a> {
         e.hedges.on =
             e.retrier.hedge_max() > 1 || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_max() > 1);
         let level = e.schedule_load();
-        if e.arrivals.is_some() {
+        if let Some(open) = &mut e.arrivals {
+            // (A phase or a spike from 0 s sets the first rate.)
+            open.set_rate(sc.clients.arrivals, level);
             e.next_arrival(0);
         } else {
             e.active = level as u32;
@@ -285,48 +294,6 @@ impl<'a> Engine<'a> {
         match caller {
             Caller::User(u) => self.user_reply(t, u, seq, ok),
             Caller::Job(s, j) => self.call_reply(t, s, j, seq, ok),
-        }
-    }
-
-    #[inline]
-    fn outage_start(&mut self, t: Nanos) {
-        let from = self.topo.outage_target;
-        for s in from..from + self.topo.outage_nodes {
-            self.outage_start_at(t, s);
-        }
-    }
-
-    #[inline]
-    fn outage_start_at(&mut self, t: Nanos, s: usize) {
-        match self.sc.outage.kind {
-            OutageKind::Pause => self.pause(s),
-            OutageKind::HardDown => self.go_down(t, s),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
-            OutageKind::Errors => {
-                let (base, burst) = (self.topo.nodes[s].error_rate, self.sc.outage.error_rate);
-                self.svcs[s].error_rate = 1.0 - (1.0 - base) * (1.0 - burst);
-            }
-            // (A load spike is a step of the load: [`Engine::load_change`].)
-            OutageKind::LoadSpike | OutageKind::None => {}
-        }
-    }
-
-    #[inline]
-    fn outage_end(&mut self, t: Nanos) {
-        let from = self.topo.outage_target;
-        for s in from..from + self.topo.outage_nodes {
-            self.outage_end_at(t, s);
-        }
-    }
-
-    #[inline]
-    fn outage_end_at(&mut self, t: Nanos, s: usize) {
-        match self.sc.outage.kind {
-            OutageKind::Pause => self.resume(t, s),
-            OutageKind::HardDown => self.svcs[s].come_up(),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
-            OutageKind::Errors => self.svcs[s].error_rate = self.topo.nodes[s].error_rate,
-            OutageKind::LoadSpike | OutageKind::None => {}
         }
     }
 }

@@ -28,7 +28,7 @@ impl OpenLoop {
         o
     }
 
-    fn set_rate(&mut self, kind: Arrivals, per_s: f64) {
+    pub fn set_rate(&mut self, kind: Arrivals, per_s: f64) {
         self.exp = (per_s > 0.0).then(|| Exp::new(per_s).expect("a validated rate is finite"));
         self.constant = (kind == Arrivals::Constant).then(|| {
             if per_s > 0.0 {

@@ -125,6 +125,14 @@ impl Engine<'_> {
         if !self.net {
             return self.arrive_as(t, to, caller, seq, sent);
         }
+        self.send_over(t, to, caller, seq, sent)
+    }
+
+    /// [`Engine::send`] in a scenario with a network (kept out of line: scenarios without one
+    /// never come here).
+    #[cold]
+    #[inline(never)]
+    fn send_over(&mut self, t: Nanos, to: usize, caller: Caller, seq: u32, sent: Sent) -> bool {
         let link = self.link_of(caller);
         if link.is_plain() {
             return self.arrive_as(t, to, caller, seq, sent);
@@ -136,7 +144,10 @@ impl Engine<'_> {
         true
     }
 
-    /// Answers `caller`'s attempt `seq` over its link (see [`Engine::reply`]).
+    /// Answers `caller`'s attempt `seq` over its link (see [`Engine::reply`]; out of line, as
+    /// [`Engine::send_over`]).
+    #[cold]
+    #[inline(never)]
     pub(super) fn reply_over(&mut self, t: Nanos, caller: Caller, seq: u32, ok: bool) {
         let link = self.link_of(caller);
         if link.is_plain() {

@@ -1,12 +1,60 @@
-//! What an outage does to a service: a pause (SIGSTOP: nothing progresses, arrivals wait in
-//! the accept backlog or the queue, and everything held fires at resume) or a hard-down (every
-//! request in it fails at once, and arrivals are refused until it comes up).
+//! What an outage does: to a service, a pause (SIGSTOP: nothing progresses, arrivals wait in
+//! the accept backlog or the queue, and everything held fires at resume), a hard-down (every
+//! request in it fails at once, and arrivals are refused until it comes up), a capacity cut
+//! (service times × `slowdown`) or an error burst (`error_rate`); a load spike is a step of the
+//! users' load instead (`load.rs`).
 
 use super::engine::{Caller, Engine, Ev, TICKS};
 use super::service::SvcKind;
 use crate::queue::Nanos;
+use crate::scenario::OutageKind;
 
 impl Engine<'_> {
+    /// The outage starts at every node it hits: its service, or each of its replicas (one with
+    /// `outage.replica`).
+    #[inline]
+    pub(super) fn outage_start(&mut self, t: Nanos) {
+        let from = self.topo.outage_target;
+        for s in from..from + self.topo.outage_nodes {
+            self.outage_start_at(t, s);
+        }
+    }
+
+    #[inline]
+    fn outage_start_at(&mut self, t: Nanos, s: usize) {
+        match self.sc.outage.kind {
+            OutageKind::Pause => self.pause(s),
+            OutageKind::HardDown => self.go_down(t, s),
+            OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
+            OutageKind::Errors => {
+                let (base, burst) = (self.topo.nodes[s].error_rate, self.sc.outage.error_rate);
+                self.svcs[s].error_rate = 1.0 - (1.0 - base) * (1.0 - burst);
+            }
+            // (A load spike is a step of the load: [`Engine::load_change`].)
+            OutageKind::LoadSpike | OutageKind::None => {}
+        }
+    }
+
+    /// The outage ends at every node it hit.
+    #[inline]
+    pub(super) fn outage_end(&mut self, t: Nanos) {
+        let from = self.topo.outage_target;
+        for s in from..from + self.topo.outage_nodes {
+            self.outage_end_at(t, s);
+        }
+    }
+
+    #[inline]
+    fn outage_end_at(&mut self, t: Nanos, s: usize) {
+        match self.sc.outage.kind {
+            OutageKind::Pause => self.resume(t, s),
+            OutageKind::HardDown => self.svcs[s].come_up(),
+            OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
+            OutageKind::Errors => self.svcs[s].error_rate = self.topo.nodes[s].error_rate,
+            OutageKind::LoadSpike | OutageKind::None => {}
+        }
+    }
+
     #[inline]
     pub(super) fn pause(&mut self, s: usize) {
         let svc = &mut self.svcs[s];

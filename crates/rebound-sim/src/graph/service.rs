@@ -226,8 +226,10 @@ impl Svc {
         old
     }
 
-    /// Whether the request ending now fails, at the current `error_rate`.
-    #[inline]
+    /// Whether the request ending now fails, at the current `error_rate` (out of line: only
+    /// services with an error rate come here).
+    #[cold]
+    #[inline(never)]
     pub fn fails(&mut self) -> bool {
         rand::Rng::random::<f64>(&mut self.fault_rng) < self.error_rate
     }

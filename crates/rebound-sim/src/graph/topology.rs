@@ -107,9 +107,15 @@ impl Topology {
         let node = |name: &str| index(name).map(|i| first[i]);
         let mut nodes = Vec::with_capacity(configs.len());
         for (i, c) in configs.iter().enumerate() {
-            let at = |v: &dyn std::fmt::Display| format!("{v} (service `{}`)", c.name);
-            if c.name.is_empty() || c.name.len() > 64 || index(&c.name) != Some(i) {
-                return Err(bad("service.name", at(&c.name), "a unique name of 1 to 64 characters"));
+            // Names reach terminals and pages: escaped in messages, control characters refused.
+            let at = |v: &dyn std::fmt::Display| format!("{v} (service `{}`)", c.name.escape_debug());
+            let chars = c.name.chars().count();
+            if chars == 0 || chars > 64 || c.name.chars().any(char::is_control) || index(&c.name) != Some(i) {
+                return Err(bad(
+                    "service.name",
+                    format!("`{}`", c.name.escape_debug()),
+                    "a unique name of 1 to 64 characters, none of them a control character",
+                ));
             }
             if c.workers == 0 || c.workers > MAX_WORKERS {
                 return Err(bad("service.workers", at(&c.workers), "an integer in [1, 100000]"));
@@ -147,7 +153,11 @@ impl Topology {
             let mut calls = Vec::with_capacity(c.calls.len());
             for call in &c.calls {
                 let to = node(&call.to).ok_or_else(|| {
-                    bad("service.call.to", at(&call.to), "the name of a [[service]] in this scenario")
+                    bad(
+                        "service.call.to",
+                        at(&call.to.escape_debug()),
+                        "the name of a [[service]] in this scenario",
+                    )
                 })?;
                 let timeout = call.timeout.unwrap_or(sc.clients.timeout);
                 if timeout.is_zero() {
@@ -208,13 +218,21 @@ impl Topology {
         let entry = match &sc.clients.calls {
             None => 0,
             Some(n) => node(n).ok_or_else(|| {
-                bad("clients.calls", n.clone(), "the name of a [[service]] in this scenario")
+                bad(
+                    "clients.calls",
+                    n.escape_debug().to_string(),
+                    "the name of a [[service]] in this scenario",
+                )
             })?,
         };
         let outage_group = match &sc.outage.service {
             None => entry,
             Some(n) => node(n).ok_or_else(|| {
-                bad("outage.service", n.clone(), "the name of a [[service]] in this scenario")
+                bad(
+                    "outage.service",
+                    n.escape_debug().to_string(),
+                    "the name of a [[service]] in this scenario",
+                )
             })?,
         };
         let (outage_target, outage_nodes) =

@@ -184,7 +184,8 @@ pub(crate) fn check(sc: &Scenario) -> Result<(), ScenarioError> {
         return Err(invalid(field, peak, what));
     }
     let think = c.think.as_secs_f64();
-    if !open && think > 0.0 && peak / think > crate::MAX_OFFERED_RATE {
+    // (Without a profile above `clients.count`, `bounds.rs` checks the base rate.)
+    if !open && think > 0.0 && peak > f64::from(c.count) && peak / think > crate::MAX_OFFERED_RATE {
         return Err(invalid(
             "clients.think",
             fmt(c.think),

@@ -25,8 +25,6 @@ pub enum ScenarioError {
     TooCostly(crate::cost::Exceeded),
 }
 
-impl Eq for crate::cost::Exceeded {}
-
 impl std::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -85,11 +83,12 @@ impl Scenario {
         if self.server.tick.is_zero() {
             return Err(invalid("server.tick", "0s", "a duration > 0"));
         }
+        // The model's own error names its field bare (`k`); the scenario's names it in full.
         self.delay_model().validate().map_err(|e| match e {
             rebound_retry::ConfigError::Invalid { field: "factor", value, expected } => {
                 ScenarioError::Invalid { field: "server.factor", value, expected }
             }
-            other => invalid("server.k", other, "a finite number > 0"),
+            _ => invalid("server.k", self.server.k, "a finite number > 0"),
         })?;
         let o = &self.outage;
         if o.kind != OutageKind::None && o.start >= o.end {
@@ -104,13 +103,14 @@ impl Scenario {
         super::load::check(self)?;
         let v = &self.verdict;
         for (field, d) in [("verdict.baseline", v.baseline), ("verdict.window", v.window)] {
-            if d.subsec_nanos() != 0 || d.is_zero() || d > self.duration {
-                return Err(invalid(field, fmt(d), "a whole number of seconds in [1s, duration]"));
+            if d.subsec_nanos() != 0 || d.is_zero() || d > Duration::from_secs(86_400) {
+                return Err(invalid(field, fmt(d), "a whole number of seconds in [1s, 1day]"));
             }
         }
         if !(v.threshold > 0.0 && v.threshold <= 1.0) {
             return Err(invalid("verdict.threshold", v.threshold, "a number in (0, 1]"));
         }
+        super::inert::check(self)?;
         crate::bounds::check(self)?;
         crate::cost::check(self, &crate::cost::CLI).map(|_| ())
     }

@@ -1,0 +1,148 @@
+//! Issue 24: one request cannot kill the lab. A graph whose run would take 6 GB is refused
+//! (400 naming the bound) and the lab runs the default storm after it; `DELETE` stops a run
+//! within 2 s and frees its slot; a run nobody watches, or past its bounds, stops inside its
+//! policy's run.
+
+mod lab_process;
+
+use lab_process::Lab;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+async fn post(url: &str, body: &Value) -> (u16, Value) {
+    let r = reqwest::Client::new().post(url).json(body).send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap())
+}
+
+/// Polls a run's result until it is no longer 202 or `bound` passes.
+async fn settle(url: &str, bound: Duration) -> (u16, String, Duration) {
+    let started = Instant::now();
+    loop {
+        let r = reqwest::get(url).await.unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        if status != 202 || started.elapsed() > bound {
+            return (status, text, started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A run that outlasts any test unless stopped: S5's storm at 100,000 clients with fixed
+/// 100 ms retries (metastable: abandoned requests tick on, far past its estimate).
+fn endless() -> Value {
+    json!({ "scenario": "[clients]\ncount = 100000", "policies": ["constant:base=100ms"] })
+}
+
+#[tokio::test]
+async fn the_six_gigabyte_graph_is_refused_and_the_default_storm_runs_after_it() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let mut toml = String::from("duration = \"20s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n");
+    for i in 0..64 {
+        toml += &format!("[[service]]\nname = \"s{i}\"\nworkers = 100000\n");
+        for _ in 0..if i < 63 { 16 } else { 0 } {
+            toml += &format!(
+                "[[service.call]]\nto = \"s{}\"\npolicy = \"constant:base=10ms,max-retries=3\"\n",
+                i + 1
+            );
+        }
+    }
+    let (status, body) = post(&runs, &json!({ "scenario": toml })).await;
+    assert_eq!(status, 400, "{body}");
+    let e = body["error"].as_str().unwrap();
+    assert!(e.contains("calls per user request") && e.contains("at most"), "{e}");
+    let (status, body) = post(&runs, &json!({})).await;
+    assert_eq!(status, 202, "{body}");
+    let (status, doc, _) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(90)).await;
+    assert_eq!(status, 200, "{doc}");
+    let doc: Value = serde_json::from_str(&doc).unwrap();
+    assert_eq!(doc["policies"].as_array().unwrap().len(), 7);
+}
+
+#[tokio::test]
+async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let (status, body) = post(&runs, &endless()).await;
+        assert_eq!(status, 202, "{body}");
+        ids.push(body["id"].clone());
+    }
+    let (status, _) = post(&runs, &endless()).await;
+    assert_eq!(status, 429, "four runs hold every slot");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let client = reqwest::Client::new();
+    for id in &ids {
+        let r = client
+            .delete(format!("{runs}/{id}"))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 202);
+    }
+    for id in &ids {
+        let (status, body, took) = settle(&format!("{runs}/{id}"), Duration::from_secs(10)).await;
+        assert_eq!(status, 422, "{body}");
+        assert!(body.contains("cancelled"), "{body}");
+        assert!(took < Duration::from_secs(2), "stopped after {took:?}");
+    }
+    // The slots are free again (polled with a bound: a thread ends just after its phase).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let id = loop {
+        let (status, body) = post(&runs, &json!({ "scenario": "[clients]\ncount = 100" })).await;
+        if status == 202 || Instant::now() > deadline {
+            assert_eq!(status, 202, "{body}");
+            break body["id"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let r = client
+        .delete(format!("{runs}/{id}"))
+        .header("content-type", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert!([202, 409].contains(&r.status().as_u16()));
+    assert_eq!(
+        client
+            .delete(format!("{runs}/999"))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        404
+    );
+}
+
+#[tokio::test]
+async fn a_run_nobody_watches_is_stopped() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let (status, body) = post(&runs, &endless()).await;
+    assert_eq!(status, 202, "{body}");
+    // No event stream, no poll: the watchdog stops it after 15 s (the engine within a poll).
+    tokio::time::sleep(Duration::from_secs(18)).await;
+    let (status, body, _) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(5)).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("nobody watched") || body.contains("wall-clock"), "{body}");
+}
+
+/// Item 2: one in-bounds policy that would run for hours is stopped inside its run by the
+/// lab's bounds (60 s of wall-clock time, or its cap on events, whichever comes first).
+#[tokio::test]
+async fn a_policy_past_the_wall_clock_bound_is_stopped_inside_its_run() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let (status, body) = post(&runs, &endless()).await;
+    assert_eq!(status, 202, "{body}");
+    let (status, body, took) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(90)).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("wall-clock bound of 60 s") || body.contains("events"), "{body}");
+    assert!(took < Duration::from_secs(75), "{took:?}");
+}
