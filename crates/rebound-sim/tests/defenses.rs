@@ -179,11 +179,13 @@ fn bad_queue_keys_name_the_key_and_range() {
         ("codel = { target = \"1s\", interval = \"100ms\" }", "below service.codel.interval"),
         ("codel = { interval = \"2h\" }", "service.codel.interval"),
         ("codel = { taget = \"5ms\" }", "taget"),
-        ("service_time = \"s5\"\ncodel = {}", "service.codel"),
     ] {
         let e = err(extra);
         assert!(e.contains(want), "{extra}: {e}");
     }
+    let s5 = "[[service]]\nname = \"api\"\nservice_time = \"s5\"\ncodel = {}\n";
+    let e = Scenario::from_toml(s5).unwrap_err().to_string();
+    assert!(e.contains("service.codel"), "{e}");
 }
 
 /// Wilson's 95 % interval for `k` successes in `n` trials.

@@ -73,17 +73,18 @@ pub(super) struct Svc {
     pub latency_sum: u128,
     pub answered: u64,
     /// The `rate_limit` token bucket.
-    pub bucket: Option<super::defense::rate_limit::TokenBucket>,
+    pub bucket: Option<Box<super::defense::rate_limit::TokenBucket>>,
     /// What shed its arrivals.
     pub shed_by: super::defense::ShedBy,
-    /// CoDel's state on the queue.
-    pub codel: Option<super::defense::codel::Codel>,
+    /// CoDel's state on the queue (boxed, as the other defenses' state: a service without
+    /// them keeps its hot fields together).
+    pub codel: Option<Box<super::defense::codel::Codel>>,
     /// Requests CoDel dropped, not yet answered.
     pub shed_now: Vec<u32>,
     /// The balancer's turn (on a group's first replica).
     pub rr: u32,
     /// The concurrency limit's state.
-    pub limiter: Option<super::defense::limit::Limiter>,
+    pub limiter: Option<Box<super::defense::limit::Limiter>>,
 }
 
 impl Svc {
@@ -131,12 +132,14 @@ impl Svc {
             latency: LatencyHist::new(end, nanos(sc.status_interval)),
             latency_sum: 0,
             answered: 0,
-            bucket: node.rate_limit.map(|(r, b)| super::defense::rate_limit::TokenBucket::new(r, b)),
+            bucket: node
+                .rate_limit
+                .map(|(r, b)| Box::new(super::defense::rate_limit::TokenBucket::new(r, b))),
             shed_by: super::defense::ShedBy::default(),
-            codel: node.codel.as_ref().map(super::defense::codel::Codel::new),
+            codel: node.codel.as_ref().map(|c| Box::new(super::defense::codel::Codel::new(c))),
             shed_now: Vec::new(),
             rr: 0,
-            limiter: node.concurrency_limit.map(super::defense::limit::Limiter::new),
+            limiter: node.concurrency_limit.map(|l| Box::new(super::defense::limit::Limiter::new(l))),
         }
     }
 
