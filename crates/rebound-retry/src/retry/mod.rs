@@ -378,14 +378,22 @@ where
             Ok(delay) => {
                 let wait = Duration::from_nanos(delay);
                 self.notify.notify(&RetryEvent { attempt: run.attempts, failure, delay: wait, hint });
-                crate::observe::retry(run.attempts, wait, cause);
-                self.metrics.on_retry(wait);
-                run.slept = run.slept.saturating_add(delay);
-                run.retried = Some(cause);
-                Ok(delay)
+                Ok(self.retrying(run, cause, delay))
             }
             Err(reason) => Err(self.give_up(run, reason)),
         }
+    }
+
+    /// Records a retry after `delay` nanoseconds (observers, metrics, the run's tally) and
+    /// returns the delay.
+    #[inline]
+    fn retrying(&mut self, run: &mut Run, cause: RetryCause, delay: u64) -> u64 {
+        let wait = Duration::from_nanos(delay);
+        crate::observe::retry(run.attempts, wait, cause);
+        self.metrics.on_retry(wait);
+        run.slept = run.slept.saturating_add(delay);
+        run.retried = Some(cause);
+        delay
     }
 
     /// After a successful attempt whose value the [`retry_if_ok`](Retry::retry_if_ok)
@@ -401,14 +409,7 @@ where
             Err(reason) => self.guarded(cause, true, false).and(Err(reason)),
         };
         match decision {
-            Ok(delay) => {
-                let wait = Duration::from_nanos(delay);
-                crate::observe::retry(run.attempts, wait, cause);
-                self.metrics.on_retry(wait);
-                run.slept = run.slept.saturating_add(delay);
-                run.retried = Some(cause);
-                Ok(delay)
-            }
+            Ok(delay) => Ok(self.retrying(run, cause, delay)),
             Err(reason) => Err(self.give_up(run, reason)),
         }
     }
