@@ -37,5 +37,7 @@ fn map_finds_the_sharp_boundary_of_fixed_retries() {
 fn map_rejects_a_bad_trigger() {
     let out = Command::cargo_bin("rebound").unwrap().args(["map", "--trigger", "meteor"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("capacity-cut, pause or hard-down"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("capacity-cut, pause, hard-down, load-spike or errors")
+    );
 }
