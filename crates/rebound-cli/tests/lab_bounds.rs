@@ -130,7 +130,10 @@ async fn a_run_nobody_watches_is_stopped() {
     tokio::time::sleep(Duration::from_secs(18)).await;
     let (status, body, _) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(5)).await;
     assert_eq!(status, 422, "{body}");
-    assert!(body.contains("nobody watched") || body.contains("wall-clock"), "{body}");
+    // On a quiet machine the run may reach the lab's cap of events (3e8, ~12 s at 25 M events/s)
+    // before the watchdog's 15 s: stopped all the same, by a bound inside the run.
+    let stopped = ["nobody watched", "wall-clock", "cap of"];
+    assert!(stopped.iter().any(|why| body.contains(why)), "{body}");
 }
 
 /// Item 2: one in-bounds policy that would run for hours is stopped inside its run by the
