@@ -31,8 +31,11 @@ fn to_full_disk(args: &[&str]) -> String {
 
 /// Runs `args` with stdout a pipe whose reader is already gone: exit 0, stderr empty.
 fn to_closed_pipe(args: &[&str]) {
-    let mut child = rebound().args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    drop(child.stdout.take());
+    // The reader is closed before the child starts: a reader dropped after `spawn` races the
+    // child's first write (under load the lab wrote its URL into the open pipe and served on).
+    let (reader, writer) = nix::unistd::pipe().unwrap();
+    drop(reader);
+    let child = rebound().args(args).stdout(Stdio::from(writer)).stderr(Stdio::piped()).spawn().unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
