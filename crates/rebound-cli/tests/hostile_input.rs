@@ -11,21 +11,17 @@ use std::io::Read;
 use std::process::Stdio;
 use std::time::Duration;
 
+mod usage;
+
+const LIMIT: Duration = Duration::from_secs(60);
+
 fn rebound() -> Command {
-    let mut c = Command::cargo_bin("rebound").expect("the rebound binary is built");
-    c.timeout(Duration::from_secs(60));
-    c
+    usage::rebound_within(LIMIT)
 }
 
 /// Runs `args`, expects exit status 2 and every one of `words` in stderr, and no panic.
 fn refused(args: &[&str], words: &[&str]) {
-    let out = rebound().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    for w in words {
-        assert!(err.contains(w), "{args:?}: `{w}` missing from: {err}");
-    }
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    usage::refused_within(LIMIT, args, words);
 }
 
 fn scenario(toml: &str) -> tempfile_path::Path {

@@ -5,21 +5,17 @@
 use assert_cmd::Command;
 use std::time::{Duration, Instant};
 
+mod usage;
+
+const LIMIT: Duration = Duration::from_secs(120);
+
 fn rebound() -> Command {
-    let mut c = Command::cargo_bin("rebound").expect("the rebound binary is built");
-    c.timeout(Duration::from_secs(120));
-    c
+    usage::rebound_within(LIMIT)
 }
 
 /// Runs `args`, expects exit 2 and every one of `words` in stderr, and no panic.
 fn refused(args: &[&str], words: &[&str]) {
-    let out = rebound().args(args).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    for w in words {
-        assert!(err.contains(w), "{args:?}: `{w}` missing from: {err}");
-    }
-    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    usage::refused_within(LIMIT, args, words);
 }
 
 /// A scenario file, removed when dropped.
