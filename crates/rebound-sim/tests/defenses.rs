@@ -1,6 +1,7 @@
 //! Defenses (issue 29): a rate limit's 429 + `Retry-After`, honoured or ignored by the callers'
 //! policy, priced as throttling by their budget; `shed_by` in the JSON.
 
+use rebound_sim::estimate::Proportion;
 use rebound_sim::graph::ServiceReport;
 use rebound_sim::{storm, Scenario, StormReport};
 
@@ -188,15 +189,6 @@ fn bad_queue_keys_name_the_key_and_range() {
     assert!(e.contains("service.codel"), "{e}");
 }
 
-/// Wilson's 95 % interval for `k` successes in `n` trials.
-fn wilson(k: u64, n: u64) -> (f64, f64) {
-    let (z, n, p) = (1.959_964, n as f64, k as f64 / n as f64);
-    let centre = p + z * z / (2.0 * n);
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    let d = 1.0 + z * z / n;
-    ((centre - half) / d, (centre + half) / d)
-}
-
 fn replicated(balancer: &str, seed: u64) -> Scenario {
     Scenario::from_toml(&format!(
         r#"
@@ -237,7 +229,8 @@ fn three_replicas_one_down_random_balancer_fails_a_third_cubed() {
         assert_eq!(reps.iter().map(|x| x.attempts).sum::<u64>(), api.attempts);
         assert!(reps[1].ok > 0 && reps[2].ok > 0);
     }
-    let (low, high) = wilson(failed, done);
+    let count = |x: u64| u32::try_from(x).expect("requests fit in u32");
+    let Proportion { low, high, .. } = Proportion::of(count(failed), count(done));
     let want = (1.0f64 / 3.0).powi(3);
     assert!(low <= want && want <= high, "failed {failed}/{done}: [{low}, {high}] vs {want}");
 }
