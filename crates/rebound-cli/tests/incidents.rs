@@ -6,10 +6,9 @@
 mod lab_process;
 
 use assert_cmd::Command;
-use lab_process::Lab;
+use lab_process::{result, Lab};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 fn example(name: &str) -> String {
     format!("{}/../../examples/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -187,20 +186,6 @@ fn a_bad_new_key_is_a_usage_error_naming_it() {
             "{text}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-    }
-}
-
-/// Polls a run's result endpoint until it is no longer 202 (bounded: 60 s).
-async fn result(url: &str) -> (u16, String) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let r = reqwest::get(url).await.unwrap();
-        let status = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        if status != 202 || Instant::now() > deadline {
-            return (status, text);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

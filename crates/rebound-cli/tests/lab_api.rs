@@ -4,28 +4,14 @@
 mod lab_process;
 
 use assert_cmd::Command;
-use lab_process::Lab;
+use lab_process::{result, Lab};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 async fn post(url: &str, body: &Value) -> (u16, Value) {
     let r = reqwest::Client::new().post(url).json(body).send().await.unwrap();
     let status = r.status().as_u16();
     (status, r.json().await.unwrap())
-}
-
-/// Polls a run's result endpoint until it is no longer 202 (bounded: 60 s).
-async fn result(url: &str) -> (u16, String) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let r = reqwest::get(url).await.unwrap();
-        let status = r.status().as_u16();
-        let text = r.text().await.unwrap();
-        if status != 202 || Instant::now() > deadline {
-            return (status, text);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[tokio::test]

@@ -50,3 +50,18 @@ impl Drop for Lab {
         let _ = self.child.wait();
     }
 }
+
+/// Polls a run's result endpoint until it is no longer 202 (bounded: 60 s): its status and body.
+#[allow(dead_code)] // tests that only start runs
+pub async fn result(url: &str) -> (u16, String) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let r = reqwest::get(url).await.unwrap();
+        let status = r.status().as_u16();
+        let text = r.text().await.unwrap();
+        if status != 202 || std::time::Instant::now() > deadline {
+            return (status, text);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
