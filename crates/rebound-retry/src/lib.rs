@@ -19,6 +19,9 @@
 //! - [`CircuitBreaker`]: stops calling a dependency that keeps failing and probes it now and
 //!   then (resilience4j's and Polly v8's state machine); executors take one with
 //!   [`Retry::breaker`].
+//! - [`RetryBreaker`]: Brooker's retry circuit breaker (2022), which stops retries — never
+//!   first attempts — while the recent share of failed attempts is above a threshold; executors
+//!   take one with [`Retry::retry_breaker`].
 //! - `hedge_async` (feature `tokio`): hedged requests with gRPC A6's hedging policy, a fixed
 //!   or adaptive (percentile) delay, charged to the retry budget.
 //! - [`http`]: retryable statuses, every server wait hint (`Retry-After`, `RateLimit`,
@@ -72,8 +75,8 @@
 //! | `rebound_retries_total` | counter | `cause`: `error`, `timeout`, `throttling` | an executor schedules a retry |
 //! | `rebound_retry_wait_seconds` | histogram | — | the wait chosen before each retry (backoff, or a longer server hint) |
 //! | `rebound_successes_total` | counter | — | a call succeeds |
-//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling`, `circuit_open`, `pacing_past_deadline` | a call fails for good |
-//! | `rebound_budget_grants_total` | counter | `budget`: `grpc`, `finagle`, `aws` (or a custom budget's name) | a retry budget grants a retry |
+//! | `rebound_give_ups_total` | counter | `reason`: `permanent`, `exhausted`, `deadline`, `budget_exhausted`, `throttled`, `hint_above_ceiling`, `circuit_open`, `pacing_past_deadline`, `retry_breaker_open` | a call fails for good |
+//! | `rebound_budget_grants_total` | counter | `budget`: `grpc`, `finagle`, `aws`, `retry_breaker` (or a custom budget's name) | a retry budget (or a retry breaker) grants a retry |
 //! | `rebound_budget_refusals_total` | counter | `budget`, as above | a retry budget refuses a retry |
 //! | `rebound_throttle_wait_seconds` | histogram | — | a client-side throttle delays an attempt (AWS adaptive pacing) |
 //! | `rebound_throttle_rejections_total` | counter | — | a client-side throttle rejects an attempt |
@@ -100,6 +103,7 @@ mod policy;
 pub mod preset;
 mod responsive;
 mod retry;
+mod retry_breaker;
 mod seed;
 pub mod spec;
 pub mod throttle;
@@ -131,6 +135,7 @@ pub use retry::{
     retry, retry_with_defaults, AlwaysRetry, Async, Blocking, Classify, HintFn, IfOk, NoClassify, NoHint,
     NoNotify, Notify, Operation, Predicate, Retry, DEFAULT_HINT_CEILING,
 };
+pub use retry_breaker::{RetryBreaker, RetryBreakerSpec, RetryBreakerWindow};
 pub use spec::Spec;
 
 /// README.md's examples, compiled and run as doc tests.

@@ -33,6 +33,7 @@
 //! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota), `aws-2026:CAPACITY` (its 2026 costs) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
 //! | `breaker` | all | `consecutive:FAILURES:OPEN` or `rate:THRESHOLD%:MIN_CALLS:OPEN`, then optional `:window=CALLS\|DURATION`, `:probes=N`, `:slow=DURATION@THRESHOLD%`, `:max-open=DURATION`; see [`crate::BreakerSpec`] | none |
 //! | `hedge` | all | `DELAY:MAX` (fixed hedging delay, MAX in 1 ..= 5 attempts) or `pQ:MAX` (past the Q-th latency percentile); see [`crate::HedgeSpec`] | none |
+//! | `retry-breaker` | all | `PCT%[:window=N\|DURATION]`: Brooker's retry circuit breaker, no retry while more than PCT % (in [0, 100)) of the attempts in the window failed; the window is the last N attempts (1 ..= 100 000) or whole seconds in [1 s, 1 h]; see [`crate::RetryBreaker`] | none; window `10s` |
 //! | `throttle` | all | `sre:K` (Google SRE adaptive throttling) or `cubic` (AWS SDK adaptive mode); see [`crate::throttle`] | none |
 //!
 //! ```
@@ -50,6 +51,7 @@ use crate::hedge::HedgeSpec;
 use crate::jitter::Jitter;
 use crate::policy::{fmt_duration, fmt_number, Policy, PolicyBuilder, Schedule};
 use crate::responsive::ResponsiveConfig;
+use crate::retry_breaker::RetryBreakerSpec;
 use crate::throttle::ThrottleSpec;
 use std::fmt;
 use std::str::FromStr;
@@ -69,6 +71,7 @@ pub struct Spec {
     throttle: Option<ThrottleSpec>,
     breaker: Option<BreakerSpec>,
     hedge: Option<HedgeSpec>,
+    retry_breaker: Option<RetryBreakerSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -79,13 +82,27 @@ enum Kind {
 
 impl From<Policy> for Spec {
     fn from(p: Policy) -> Spec {
-        Spec { kind: Kind::Policy(p), budget: None, throttle: None, breaker: None, hedge: None }
+        Spec {
+            kind: Kind::Policy(p),
+            budget: None,
+            throttle: None,
+            breaker: None,
+            hedge: None,
+            retry_breaker: None,
+        }
     }
 }
 
 impl From<ResponsiveConfig> for Spec {
     fn from(r: ResponsiveConfig) -> Spec {
-        Spec { kind: Kind::Responsive(r), budget: None, throttle: None, breaker: None, hedge: None }
+        Spec {
+            kind: Kind::Responsive(r),
+            budget: None,
+            throttle: None,
+            breaker: None,
+            hedge: None,
+            retry_breaker: None,
+        }
     }
 }
 
@@ -141,6 +158,17 @@ impl Spec {
     /// This spec with a circuit breaker.
     pub fn with_breaker(mut self, breaker: BreakerSpec) -> Spec {
         self.breaker = Some(breaker);
+        self
+    }
+
+    /// The retry circuit breaker (`retry-breaker=`), if any.
+    pub fn retry_breaker(&self) -> Option<&RetryBreakerSpec> {
+        self.retry_breaker.as_ref()
+    }
+
+    /// This spec with a retry circuit breaker.
+    pub fn with_retry_breaker(mut self, retry_breaker: RetryBreakerSpec) -> Spec {
+        self.retry_breaker = Some(retry_breaker);
         self
     }
 
@@ -291,11 +319,12 @@ impl FromStr for Spec {
         let (kind, body) = s.split_once(':').unwrap_or((s, ""));
         // `budget=` and `throttle=` go with every kind; the rest is the kind's own.
         let (mut budget, mut throttle, mut own) = (None, None, Vec::new());
-        let (mut breaker, mut hedge) = (None, None);
+        let (mut breaker, mut hedge, mut retry_breaker) = (None, None, None);
         for (k, v) in entries(body)? {
             match k {
                 "breaker" => breaker = Some(v.parse::<BreakerSpec>()?),
                 "hedge" => hedge = Some(v.parse::<HedgeSpec>()?),
+                "retry-breaker" => retry_breaker = Some(v.parse::<RetryBreakerSpec>()?),
                 "budget" => budget = Some(v.parse::<BudgetSpec>()?),
                 "throttle" => throttle = Some(v.parse::<ThrottleSpec>()?),
                 _ => own.push(format!("{k}={v}")),
@@ -307,7 +336,7 @@ impl FromStr for Spec {
             "responsive" => Kind::Responsive(parse_responsive(&own)?),
             other => return Err(ConfigError::UnknownKind { kind: other.to_string() }),
         };
-        Ok(Spec { kind, budget, throttle, breaker, hedge })
+        Ok(Spec { kind, budget, throttle, breaker, hedge, retry_breaker })
     }
 }
 
@@ -336,6 +365,13 @@ impl FromStr for Policy {
                 "breaker",
                 b,
                 "absent here: a breaker is shared by calls, parse a `Spec`",
+            ));
+        }
+        if let Some(r) = spec.retry_breaker() {
+            return Err(ConfigError::invalid(
+                "retry-breaker",
+                r,
+                "absent here: a retry breaker is shared by calls, parse a `Spec`",
             ));
         }
         if let Some(h) = spec.hedge() {
@@ -442,6 +478,9 @@ impl fmt::Display for Spec {
         }
         if let Some(h) = &self.hedge {
             write!(f, ",hedge={h}")?;
+        }
+        if let Some(r) = &self.retry_breaker {
+            write!(f, ",retry-breaker={r}")?;
         }
         Ok(())
     }

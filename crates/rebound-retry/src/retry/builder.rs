@@ -175,6 +175,18 @@ impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
         self
     }
 
+    /// Asks a shared retry circuit breaker ([`crate::RetryBreaker`], Brooker 2022) before every
+    /// retry: while the share of failed attempts in its window is above its threshold, a retry
+    /// ends the call with [`GiveUp::RetryBreakerOpen`](crate::GiveUp::RetryBreakerOpen) and the
+    /// last attempt's failure; first attempts always go. The executor records every attempt's
+    /// outcome in it (errors the predicate rejects as permanent count neither way, as for a
+    /// budget), at the executor's clock. It is asked before the [budget](Self::budget), so a
+    /// refused retry costs no tokens.
+    pub fn retry_breaker(mut self, breaker: Arc<crate::RetryBreaker>) -> Self {
+        self.guard.get_or_insert_with(Box::default).retry_breaker = Some(breaker);
+        self
+    }
+
     /// Asks a shared client-side throttle ([`crate::throttle`]) before every attempt: it may
     /// delay the attempt, or reject it, which ends the call with [`GiveUp::Throttled`](crate::GiveUp::Throttled).
     pub fn throttle(mut self, throttle: Arc<dyn Throttle>) -> Self {

@@ -20,6 +20,8 @@
 //!   chosen delay.
 //! - [`metrics`](Retry::metrics): counts attempts, retries and time slept.
 //! - [`breaker`](Retry::breaker): a shared [`crate::CircuitBreaker`] asked before every attempt.
+//! - [`retry_breaker`](Retry::retry_breaker): a shared [`crate::RetryBreaker`] asked before every
+//!   retry (Brooker 2022: it breaks retries, never first attempts).
 //! - [`classify`](Retry::classify): what kind of failure an error is for the retry budget
 //!   ([`RetryCause::Throttling`] or [`RetryCause::Error`]).
 //!
@@ -115,6 +117,7 @@ struct Guard {
     #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
     breaker: Option<Arc<CircuitBreaker>>,
+    retry_breaker: Option<Arc<crate::RetryBreaker>>,
     /// The circuit breaker's permit for the current attempt; whether this attempt already
     /// waited for the breaker.
     permit: Option<BreakerPermit>,
@@ -330,12 +333,15 @@ where
         if let (Some(b), Some(permit)) = (&g.breaker, g.permit.take()) {
             b.on_success(permit, &self.clock);
         }
-        if g.budget.is_none() && g.throttle.is_none() {
+        if g.budget.is_none() && g.throttle.is_none() && g.retry_breaker.is_none() {
             return;
         }
         let now = self.clock.now();
         if let Some(b) = &g.budget {
             b.on_success(now, run.retried);
+        }
+        if let Some(rb) = &g.retry_breaker {
+            rb.record(now, false);
         }
         if let Some(t) = &g.throttle {
             t.on_response(now, false);
@@ -420,15 +426,26 @@ where
     /// sign of overload to the throttle, since the server did answer (a timeout still is one);
     /// unless the predicate says it [counts as a failure](Predicate::counts_as_failure) (A6: a
     /// pushback saying not to retry). `charged` is whether the attempt counts as a failure.
+    /// The retry breaker records the failure and is asked first: a retry it refuses is never
+    /// charged to the budget.
     #[inline]
     fn guarded(&mut self, cause: RetryCause, charged: bool, retry: bool) -> Result<(), GiveUp> {
         let Some(g) = &self.guard else { return Ok(()) };
-        if g.budget.is_none() && g.throttle.is_none() {
+        if g.budget.is_none() && g.throttle.is_none() && g.retry_breaker.is_none() {
             return Ok(());
         }
         let now = self.clock.now();
         if let Some(t) = &g.throttle {
             t.on_response(now, charged || cause == RetryCause::Timeout);
+        }
+        if let (Some(rb), true) = (&g.retry_breaker, charged) {
+            rb.record(now, true);
+            if retry && !rb.allows_retry(now) {
+                if let Some(b) = &g.budget {
+                    b.on_failure(now);
+                }
+                return Err(GiveUp::RetryBreakerOpen);
+            }
         }
         match &g.budget {
             Some(b) if charged => {

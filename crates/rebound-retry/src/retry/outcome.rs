@@ -52,6 +52,9 @@ pub enum GiveUp {
     BudgetExhausted,
     /// The client-side throttle rejected the attempt.
     Throttled,
+    /// The retry circuit breaker ([`crate::RetryBreaker`]) refused the retry: too many recent
+    /// attempts failed. (It never refuses a first attempt.)
+    RetryBreakerOpen,
     /// The circuit breaker ([`crate::CircuitBreaker`]) rejected the attempt: it was open, or
     /// half-open with every probe slot taken, and would not admit a probe before the deadline
     /// or the hint ceiling.
@@ -83,6 +86,9 @@ impl fmt::Display for GiveUp {
             GiveUp::BudgetExhausted => f.write_str("the retry budget is exhausted"),
             GiveUp::Throttled => f.write_str("the client-side throttle rejected the attempt"),
             GiveUp::CircuitOpen => f.write_str("the circuit breaker is open"),
+            GiveUp::RetryBreakerOpen => {
+                f.write_str("the retry breaker is open: too many recent attempts failed to retry")
+            }
             GiveUp::PacingPastDeadline { wait, remaining } => write!(
                 f,
                 "the server's RateLimit asks to wait {wait:?} before sending, past the deadline ({remaining:?} left)"
