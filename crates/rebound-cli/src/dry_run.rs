@@ -68,6 +68,9 @@ pub fn dry_run(spec: &Spec, policy: &Policy, seed: Option<u64>, max: u64) -> Res
     if let Some(t) = spec.throttle() {
         exec = exec.throttle(t.build_seeded(seed.unwrap_or(0))?);
     }
+    if let Some(rb) = spec.retry_breaker() {
+        exec = exec.retry_breaker(std::sync::Arc::new(rb.build()?));
+    }
     let stop = match exec.call() {
         Ok(()) => None,
         Err(e) if matches!(e.last, rebound_retry::Failure::Error(Fail::Enough)) => None,

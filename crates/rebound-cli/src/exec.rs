@@ -38,7 +38,8 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct Args {
     /// The retry policy, as a Rebound spec: constant, linear or exponential, with an optional
-    /// `budget=` (one per process; a `redis:` one shared with other processes) and `throttle=`.
+    /// `budget=` (one per process; a `redis:` one shared with other processes), `throttle=` and
+    /// `retry-breaker=` (one per process).
     #[arg(long, value_name = "SPEC", default_value = DEFAULT_POLICY,
           value_parser = crate::usage::spec_for("exec", crate::usage::Runs::PerCall))]
     policy: Spec,
@@ -233,6 +234,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     if let Some(t) = args.policy.throttle() {
         executor = executor.throttle(Arc::new(announce::Announced(t.build()?)));
+    }
+    if let Some(rb) = args.policy.retry_breaker() {
+        executor = executor.retry_breaker(Arc::new(rb.build()?));
     }
     match executor.call() {
         Ok(()) => Ok(ExitCode::SUCCESS),

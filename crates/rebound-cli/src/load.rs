@@ -7,6 +7,7 @@ use rebound_live::load::LIVE_MAX_DURATION;
 use rebound_live::load::{self, status_line, LoadConfig, LoadReport};
 use rebound_retry::{Policy, Spec};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// S5's load generator: CLIENTS clients with exponential think times (Poisson arrivals at
@@ -35,8 +36,8 @@ pub struct Args {
     /// Per-attempt timeout, 1ms to 1day (it covers reading the response's body too).
     #[arg(long, default_value = "2s", value_parser = duration_in(LIVE_MIN, LIVE_MAX_DURATION))]
     pub timeout: Duration,
-    /// The retry policy, a Rebound spec (constant, linear or exponential; `budget=` and
-    /// `throttle=` are honoured, `breaker=` and `hedge=` refused).
+    /// The retry policy, a Rebound spec (constant, linear or exponential; `budget=`,
+    /// `throttle=` and `retry-breaker=` are honoured, `breaker=` and `hedge=` refused).
     #[arg(
         long,
         default_value = "exponential:base=100ms,factor=2.71828,cap=5m,jitter=normal:100ms,jitter-after-cap=true",
@@ -97,6 +98,7 @@ impl Args {
                 .transpose()
                 .with_context(|| format!("--policy {}: budget", self.policy))?,
             throttle: self.policy.throttle().map(|t| t.build_seeded(self.seed)).transpose()?,
+            retry_breaker: self.policy.retry_breaker().map(|r| r.build().map(Arc::new)).transpose()?,
         })
     }
 }

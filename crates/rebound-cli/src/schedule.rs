@@ -150,7 +150,8 @@ fn policy(args: &Args, p: &Policy) -> Result<()> {
 }
 
 fn responsive(args: &Args, config: &ResponsiveConfig) -> Result<()> {
-    if let Some(key) = args.spec.budget().map(|_| "budget").or(args.spec.throttle().map(|_| "throttle")) {
+    let shared = args.spec.budget().map(|_| "budget").or(args.spec.throttle().map(|_| "throttle"));
+    if let Some(key) = shared.or(args.spec.retry_breaker().map(|_| "retry-breaker")) {
         return Err(usage(format!(
             "invalid `{key}=` in `{}`: `schedule` lists a responsive backoff's sleeps, which no budget or throttle changes; list a constant, linear or exponential spec to see its `{key}=` act",
             args.spec

@@ -45,6 +45,7 @@ pub struct RetryMiddleware {
     throttle: Option<Arc<dyn Throttle>>,
     pacer: Option<Arc<Pacer>>,
     breaker: Option<Arc<CircuitBreaker>>,
+    retry_breaker: Option<Arc<rebound_retry::RetryBreaker>>,
 }
 
 /// An attempt that did not finish within [`RetryMiddleware::attempt_timeout`], and was the last.
@@ -84,6 +85,7 @@ impl RetryMiddleware {
             throttle: None,
             pacer: None,
             breaker: None,
+            retry_breaker: None,
         }
     }
 
@@ -122,6 +124,16 @@ impl RetryMiddleware {
     /// [`AttemptTimedOut`] error if it was the last).
     pub fn attempt_timeout(mut self, d: Duration) -> Self {
         self.attempt_timeout = Some(d);
+        self
+    }
+
+    /// Asks a shared retry circuit breaker (`rebound_retry::RetryBreaker`, Brooker 2022) before
+    /// every retry: while more than its threshold of the attempts in its window failed, a retry
+    /// is not sent and the last response (or error) is returned, with
+    /// `GiveUp::RetryBreakerOpen` in its [`RetryReport`]. First attempts always go. It hears of
+    /// each attempt's failure and success as the budget does, and is asked before it.
+    pub fn retry_breaker(mut self, breaker: Arc<rebound_retry::RetryBreaker>) -> Self {
+        self.retry_breaker = Some(breaker);
         self
     }
 
@@ -240,6 +252,9 @@ impl RetryMiddleware {
         }
         if let Some(breaker) = &self.breaker {
             executor = executor.breaker(breaker.clone());
+        }
+        if let Some(rb) = &self.retry_breaker {
+            executor = executor.retry_breaker(rb.clone());
         }
         if let Some(d) = self.deadline {
             executor = executor.max_elapsed(d);

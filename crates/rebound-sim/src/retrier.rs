@@ -14,6 +14,10 @@
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.
 //!
+//! A spec's `retry-breaker=` is one [`rebound_retry::RetryBreaker`] shared by all clients, like a
+//! budget: every attempt's outcome is recorded in it, and it is asked before each retry, after
+//! the backoff and before the budget, as the executor asks it; it never refuses a first attempt.
+//!
 //! A spec's `breaker=` is one [`rebound_retry::CircuitBreaker`] shared by all clients, asked
 //! before every attempt as the executor asks it (`retrier/breaker.rs`). A spec's `hedge=`
 //! sends copies of a slow attempt by gRPC A6's rules: [`Retrier::hedge_after`] and
@@ -33,7 +37,7 @@ use backoffs::Backoffs;
 use breaker::Breaker;
 use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
 use rebound_retry::throttle::{Admission, Throttle};
-use rebound_retry::{HedgePolicy, Spec};
+use rebound_retry::{HedgePolicy, RetryBreaker, Spec};
 use std::cell::Cell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -48,6 +52,8 @@ pub struct Retrier {
     backoff: Backoffs,
     budget: Option<Arc<dyn RetryBudget>>,
     throttle: Option<Arc<dyn Throttle>>,
+    /// The retry circuit breaker (`retry-breaker=`), shared by all clients.
+    retry_breaker: Option<RetryBreaker>,
     /// What each client's last granted retry followed, for the budget's accounting.
     retried: Vec<Option<RetryCause>>,
     /// The policy's `max-elapsed`, and when each client's current request started.
@@ -94,6 +100,7 @@ impl Retrier {
             backoff,
             budget: spec.budget().and_then(build_budget),
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
+            retry_breaker: spec.retry_breaker().and_then(|r| r.build().ok()),
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
             deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
             base: Instant::now(),
@@ -235,6 +242,9 @@ impl Retrier {
         if let Some(b) = &self.budget {
             b.on_failure(now);
         }
+        if let Some(rb) = &self.retry_breaker {
+            rb.record(now, true);
+        }
         if !self.retry_on.allows(cause) {
             return None;
         }
@@ -246,6 +256,9 @@ impl Retrier {
             if elapsed.saturating_add(delay) > *limit {
                 return None;
             }
+        }
+        if self.retry_breaker.as_ref().is_some_and(|rb| !rb.allows_retry(now)) {
+            return None;
         }
         match &self.budget {
             Some(b) if !b.try_retry(now, cause) => None,
@@ -268,6 +281,9 @@ impl Retrier {
         }
         if let Some(b) = &self.budget {
             b.on_success(now, self.retried[client as usize]);
+        }
+        if let Some(rb) = &self.retry_breaker {
+            rb.record(now, false);
         }
         self.backoff.on_success()
     }

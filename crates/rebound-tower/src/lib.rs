@@ -5,7 +5,8 @@
 //! [`ReboundPolicy`] answers with a Rebound [`Policy`](rebound_retry::Policy) (delays, jitter, caps,
 //! stop conditions), a [`RetryPredicate`] over the request and the service's `Result`, and
 //! sleeps on tokio's timer (so `tokio::time::pause()` makes tests instant), and optionally asks
-//! a shared retry budget (`rebound_retry::budget`) before each retry. [`RetryLayer`]
+//! a shared retry budget (`rebound_retry::budget`) and a shared retry circuit breaker
+//! ([`RetryBreaker`](rebound_retry::RetryBreaker), Brooker 2022) before each retry. [`RetryLayer`]
 //! puts it in a `ServiceBuilder`, in front of a hyper client or inside an axum/tonic stack.
 //!
 //! Two more layers guard a dependency: [`BreakerLayer`] puts a shared

@@ -8,7 +8,7 @@
 use crate::predicate::{RetryErrors, RetryPredicate};
 use rebound_retry::budget::{RetryBudget, RetryCause};
 use rebound_retry::http::RetryReport;
-use rebound_retry::{Backoff, GiveUp, Policy, PolicyBackoff, DEFAULT_HINT_CEILING};
+use rebound_retry::{Backoff, GiveUp, Policy, PolicyBackoff, RetryBreaker, DEFAULT_HINT_CEILING};
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -33,6 +33,7 @@ pub struct ReboundPolicy<Req, P = RetryErrors> {
     /// Next seed for a request's backoff, when jitter is seeded.
     seeds: Option<Arc<AtomicU64>>,
     budget: Option<Arc<dyn RetryBudget>>,
+    retry_breaker: Option<Arc<RetryBreaker>>,
     /// The longest server wait hint honoured.
     hint_ceiling: std::time::Duration,
     /// The overall deadline of a request, if set here (the policy's `max_elapsed` applies too).
@@ -62,6 +63,7 @@ impl<Req> ReboundPolicy<Req, RetryErrors> {
             cloner,
             seeds: None,
             budget: None,
+            retry_breaker: None,
             hint_ceiling: DEFAULT_HINT_CEILING,
             deadline: None,
             attempts: 0,
@@ -81,6 +83,7 @@ impl<Req, P> ReboundPolicy<Req, P> {
             cloner: self.cloner,
             seeds: self.seeds,
             budget: self.budget,
+            retry_breaker: self.retry_breaker,
             hint_ceiling: self.hint_ceiling,
             deadline: self.deadline,
             attempts: self.attempts,
@@ -106,6 +109,17 @@ impl<Req, P> ReboundPolicy<Req, P> {
     /// with [`HttpStatuses`](crate::HttpStatuses)).
     pub fn budget(mut self, budget: Arc<dyn RetryBudget>) -> Self {
         self.budget = Some(budget);
+        self
+    }
+
+    /// Asks a shared retry circuit breaker ([`RetryBreaker`], Brooker 2022) before every retry:
+    /// while more than its threshold of the attempts in its window failed, a retry is not sent
+    /// and the result is returned with [`GiveUp::RetryBreakerOpen`] in its
+    /// [`RetryReport`]. First attempts always go. It records each result the predicate would
+    /// retry (a failure) and each `Ok` result it accepts (a success), at tokio's clock, and is
+    /// asked before the [budget](Self::budget), so a refused retry costs no tokens.
+    pub fn retry_breaker(mut self, breaker: Arc<RetryBreaker>) -> Self {
+        self.retry_breaker = Some(breaker);
         self
     }
 
@@ -171,6 +185,7 @@ impl<Req, P: Clone> Clone for ReboundPolicy<Req, P> {
             cloner: self.cloner,
             seeds: self.seeds.clone(),
             budget: self.budget.clone(),
+            retry_breaker: self.retry_breaker.clone(),
             hint_ceiling: self.hint_ceiling,
             deadline: self.deadline,
             attempts: 0,
@@ -188,6 +203,7 @@ impl<Req, P> fmt::Debug for ReboundPolicy<Req, P> {
             .field("retries", &self.backoff.retries())
             .field("seeded", &self.seeds.is_some())
             .field("budget", &self.budget.is_some())
+            .field("retry_breaker", &self.retry_breaker.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -216,11 +232,17 @@ where
             if let (Some(budget), Ok(_)) = (&self.budget, &result) {
                 budget.on_success(now, self.retried);
             }
+            if let (Some(rb), Ok(_)) = (&self.retry_breaker, &result) {
+                rb.record(now, false);
+            }
             self.predicate.finished(result, RetryReport::new(self.attempts, None));
             return None;
         }
         if let Some(budget) = &self.budget {
             budget.on_failure(now);
+        }
+        if let Some(rb) = &self.retry_breaker {
+            rb.record(now, true);
         }
         let hint = self.predicate.wait_hint(result);
         let delay = match self.next_delay(hint) {
@@ -228,6 +250,9 @@ where
             Err(reason) => return self.give_up(result, reason),
         };
         let cause = self.predicate.cause(result);
+        if self.retry_breaker.as_ref().is_some_and(|rb| !rb.allows_retry(now)) {
+            return self.give_up(result, GiveUp::RetryBreakerOpen);
+        }
         if self.budget.as_ref().is_some_and(|b| !b.try_retry(now, cause)) {
             return self.give_up(result, GiveUp::BudgetExhausted);
         }

@@ -3,7 +3,8 @@
 //! A spec may carry `breaker=` and `hedge=`, which the simulator (`storm`, `map`, `sweep`, the
 //! lab) runs. `exec`, `load` (and `experiment live`) and `schedule` run or list one call's
 //! retries without a breaker or hedging: a spec with those parts is refused with exit 2 naming
-//! the part, rather than run as if they were not there.
+//! the part, rather than run as if they were not there. A `budget=`, `throttle=` and
+//! `retry-breaker=` are honoured by all of them (the library's executor runs them).
 
 use rebound_retry::Spec;
 
@@ -61,6 +62,8 @@ mod tests {
     fn breaker_hedge_and_responsive_are_named() {
         let p = spec_for("exec", Runs::PerCall);
         assert!(p("constant:base=1s,budget=grpc:10:0.1").is_ok());
+        assert!(p("constant:base=1s,retry-breaker=10%").is_ok());
+        assert!(spec_for("load", Runs::PerCall)("constant:base=1s,retry-breaker=10%:window=100").is_ok());
         let e = p("constant:base=1s,breaker=consecutive:5:10s").unwrap_err();
         assert!(e.contains("`breaker=consecutive:5:10s` is not honoured by `rebound exec`"), "{e}");
         let e = p("constant:base=1s,hedge=50ms:2").unwrap_err();

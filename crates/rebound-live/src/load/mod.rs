@@ -61,6 +61,9 @@ pub struct LoadConfig {
     pub budget: Option<Arc<dyn RetryBudget>>,
     /// A client-side throttle shared by all clients, if any.
     pub throttle: Option<Arc<dyn Throttle>>,
+    /// A retry circuit breaker (Brooker 2022) shared by all clients, if any: asked before every
+    /// retry, as the executor's [`retry_breaker`](rebound_retry::Retry::retry_breaker) does.
+    pub retry_breaker: Option<Arc<rebound_retry::RetryBreaker>>,
 }
 
 impl LoadConfig {
@@ -235,6 +238,9 @@ async fn request(ctx: &Ctx, seed: u64) {
     if let Some(t) = &ctx.config.throttle {
         executor = executor.throttle(t.clone());
     }
+    if let Some(rb) = &ctx.config.retry_breaker {
+        executor = executor.retry_breaker(rb.clone());
+    }
     let result = executor.call().await;
     match result {
         Ok(()) => {
@@ -349,6 +355,7 @@ mod tests {
             seed: 1,
             budget: None,
             throttle: None,
+            retry_breaker: None,
         }
     }
 

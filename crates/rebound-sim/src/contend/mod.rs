@@ -72,12 +72,12 @@ pub enum ContendError {
         /// The spec given.
         spec: String,
     },
-    /// A spec with a `budget=` or `throttle=`, which the benchmark does not model (its
+    /// A spec with a `budget=`, `throttle=` or `retry-breaker=`, which the benchmark does not model (its
     /// clients share no state but the contended value).
     Shared {
         /// The spec given.
         spec: String,
-        /// `budget` or `throttle`.
+        /// `budget`, `throttle` or `retry-breaker`.
         key: &'static str,
     },
 }

@@ -40,7 +40,7 @@ impl Strategy {
     /// [`ContendError::Spec`] for a spec that does not parse, and
     /// [`ContendError::Responsive`] for a `responsive` spec (a shared, success-driven backoff
     /// has no meaning for clients that stop after their first success); [`ContendError::Shared`]
-    /// for a spec with a `budget=` or `throttle=`.
+    /// for a spec with a `budget=`, `throttle=` or `retry-breaker=`.
     pub fn parse(text: &str) -> Result<Strategy, ContendError> {
         let text = text.trim();
         let spec = BROOKER.iter().find(|(name, _)| *name == text).map_or(text, |(_, spec)| spec);
@@ -48,6 +48,7 @@ impl Strategy {
             spec.parse().map_err(|source| ContendError::Spec { spec: text.to_string(), source })?;
         let policy = *parsed.policy().ok_or_else(|| ContendError::Responsive { spec: text.to_string() })?;
         let shared = parsed.budget().map(|_| "budget").or(parsed.throttle().map(|_| "throttle"));
+        let shared = shared.or(parsed.retry_breaker().map(|_| "retry-breaker"));
         if let Some(key) = shared {
             return Err(ContendError::Shared { spec: text.to_string(), key });
         }
