@@ -30,7 +30,8 @@
 //! - **Memory**: per user [`USER_BYTES`] (open loop: the users alive at once, `rate` × a
 //!   request's longest life), per worker [`WORKER_BYTES`] plus [`CALL_BYTES`] for each of its
 //!   calls' retry state, per request held [`JOB_BYTES`], per service and second
-//!   [`SECOND_BYTES`].
+//!   [`SECOND_BYTES`]; with a per-client budget scope (`budget_scope = "client"` or
+//!   `"worker"`), per user or worker its own budget ([`budget_bytes`]).
 //!
 //! S5's storms with fixed-interval retries keep abandoned requests past their timeouts and tick
 //! them on (the default storm's `constant:base=100ms` makes 80× the events estimated); the
@@ -92,6 +93,23 @@ pub const CALL_BYTES: f64 = 32.0;
 pub const JOB_BYTES: f64 = 80.0;
 /// Bytes per service per simulated second (its series and latency histogram).
 pub const SECOND_BYTES: f64 = 600.0;
+
+/// Bytes of one budget a user or worker holds of its own (`budget_scope = "client"` or
+/// `"worker"`): its pointer (16), its allocation's header (16) and the budget (at most 96, see
+/// the test); a Finagle budget adds its per-second window, 24 bytes a second of its `ttl`,
+/// doubled for the ring's spare capacity.
+pub const BUDGET_BYTES: f64 = 128.0;
+
+/// Bytes of one user's or worker's own budget under `spec`'s `budget=` (0 without one).
+pub fn budget_bytes(spec: &Spec) -> f64 {
+    match spec.budget() {
+        None => 0.0,
+        Some(rebound_retry::budget::BudgetSpec::Finagle { ttl, .. }) => {
+            BUDGET_BYTES + 48.0 * ttl.as_secs_f64().ceil()
+        }
+        Some(_) => BUDGET_BYTES,
+    }
+}
 
 /// A bound a scenario's estimate passes.
 #[derive(Debug, Clone, PartialEq)]

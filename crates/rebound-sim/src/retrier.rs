@@ -28,9 +28,11 @@ mod breaker;
 mod hedging;
 mod hints;
 mod retry_on;
+mod scope;
 
 pub use hints::RetryAfter;
 pub use retry_on::RetryOn;
+pub use scope::{CallBudgetScope, ClientBudgetScope};
 
 use crate::queue::Nanos;
 use backoffs::Backoffs;
@@ -51,6 +53,9 @@ pub const PERCENTILE_EVERY: u64 = 16;
 pub struct Retrier {
     backoff: Backoffs,
     budget: Option<Arc<dyn RetryBudget>>,
+    /// With a per-client scope (`budget_scope = "client"` or `"worker"`): each client's own
+    /// budget, in place of the shared one.
+    own_budgets: Option<Vec<Arc<dyn RetryBudget>>>,
     throttle: Option<Arc<dyn Throttle>>,
     /// The retry circuit breaker (`retry-breaker=`), shared by all clients.
     retry_breaker: Option<RetryBreaker>,
@@ -99,6 +104,7 @@ impl Retrier {
         Retrier {
             backoff,
             budget: spec.budget().and_then(build_budget),
+            own_budgets: None,
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
             retry_breaker: spec.retry_breaker().and_then(|r| r.build().ok()),
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
@@ -120,6 +126,26 @@ impl Retrier {
         self
     }
 
+    /// Gives each client a retry budget of its own (`per_client`), built from the spec's, in
+    /// place of the one shared by all (default). No effect without a `budget=`.
+    pub fn with_budget_scope(mut self, per_client: bool) -> Retrier {
+        if let (true, Some(b)) = (per_client, self.spec.budget()) {
+            let own = (0..self.retried.len()).filter_map(|_| build_budget(b)).collect();
+            self.own_budgets = Some(own);
+            self.budget = None;
+        }
+        self
+    }
+
+    /// Client `client`'s budget: its own, or the shared one.
+    #[inline]
+    fn budget_of(&self, client: u32) -> Option<&Arc<dyn RetryBudget>> {
+        match &self.own_budgets {
+            Some(own) => own.get(client as usize),
+            None => self.budget.as_ref(),
+        }
+    }
+
     /// Retries only the failures `on` allows (default: all).
     pub fn with_retry_on(mut self, on: RetryOn) -> Retrier {
         self.retry_on = on;
@@ -134,6 +160,11 @@ impl Retrier {
         self.backoff.grow(n);
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
+        }
+        if let (Some(own), Some(b)) = (&mut self.own_budgets, self.spec.budget()) {
+            while own.len() < n {
+                own.extend(build_budget(b));
+            }
         }
         if let Some((_, started)) = &mut self.deadline {
             if started.len() < n {
@@ -176,8 +207,10 @@ impl Retrier {
         if let Some((_, started)) = &mut self.deadline {
             started[client as usize] = t;
         }
-        if let Some(b) = &self.budget {
-            self.retried[client as usize] = None;
+        if let Some(r) = self.retried.get_mut(client as usize) {
+            *r = None;
+        }
+        if let Some(b) = self.budget_of(client) {
             b.on_request(self.base + Duration::from_nanos(t));
         }
     }
@@ -239,7 +272,7 @@ impl Retrier {
         if let (Some(th), true) = (&self.throttle, sent) {
             th.on_response(now, true);
         }
-        if let Some(b) = &self.budget {
+        if let Some(b) = self.budget_of(client) {
             b.on_failure(now);
         }
         if let Some(rb) = &self.retry_breaker {
@@ -260,9 +293,9 @@ impl Retrier {
         if self.retry_breaker.as_ref().is_some_and(|rb| !rb.allows_retry(now)) {
             return None;
         }
-        match &self.budget {
-            Some(b) if !b.try_retry(now, cause) => None,
-            Some(_) => {
+        match self.budget_of(client).map(|b| b.try_retry(now, cause)) {
+            Some(false) => None,
+            Some(true) => {
                 self.retried[client as usize] = Some(cause);
                 Some(delay)
             }
@@ -279,7 +312,7 @@ impl Retrier {
         if let Some(th) = &self.throttle {
             th.on_response(now, false);
         }
-        if let Some(b) = &self.budget {
+        if let Some(b) = self.budget_of(client) {
             b.on_success(now, self.retried[client as usize]);
         }
         if let Some(rb) = &self.retry_breaker {

@@ -108,6 +108,11 @@ pub struct Clients {
     /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
     #[serde(skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
     pub retry_after: crate::retrier::RetryAfter,
+    /// Who shares the users' retry budget (`budget=` in their policy): `shared` (default, one
+    /// for all users) or `client` (one per user: Brooker's per-client bucket;
+    /// [`crate::retrier::ClientBudgetScope`]).
+    #[serde(skip_serializing_if = "crate::retrier::ClientBudgetScope::is_shared")]
+    pub budget_scope: crate::retrier::ClientBudgetScope,
 }
 
 /// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
@@ -222,6 +227,7 @@ impl Default for Clients {
             loss: 0.0,
             retry_on: crate::retrier::RetryOn::All,
             retry_after: crate::retrier::RetryAfter::Honour,
+            budget_scope: crate::retrier::ClientBudgetScope::Shared,
         }
     }
 }

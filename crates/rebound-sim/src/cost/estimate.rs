@@ -231,7 +231,8 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
         held += (f64::from(node.queue) + k).min(users * w + k);
     }
     let static_bytes = static_bytes(sc, topo);
-    let bytes = static_bytes + users * USER_BYTES + held * JOB_BYTES;
+    let own_budget = if c.budget_scope.per_client() { super::budget_bytes(spec) } else { 0.0 };
+    let bytes = static_bytes + users * (USER_BYTES + own_budget) + held * JOB_BYTES;
     let why = format!(
         "{users:.1e} users ({}), {workers:.1e} worker-calls (`service.workers` × `service.call`), {held:.1e} requests held (`service.queue`)",
         if c.rate.is_some() { "`clients.rate` × a request's life" } else { "`clients.count`" }
@@ -240,13 +241,17 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
 }
 
 /// What the engine allocates before the first event: per worker [`WORKER_BYTES`] and
-/// [`CALL_BYTES`] per call, per service and second [`SECOND_BYTES`].
+/// [`CALL_BYTES`] per call (and its own budget for a call whose `budget_scope` is `worker`),
+/// per service and second [`SECOND_BYTES`].
 pub(crate) fn static_bytes(sc: &Scenario, topo: &Topology) -> f64 {
+    let per_call = |e: &crate::graph::Edge| {
+        CALL_BYTES + if e.budget_scope.per_client() { super::budget_bytes(&e.policy) } else { 0.0 }
+    };
     let workers: f64 = topo
         .nodes
         .iter()
         .filter(|n| n.time != ServiceTime::S5)
-        .map(|n| f64::from(n.workers) * (WORKER_BYTES + CALL_BYTES * n.calls.len() as f64))
+        .map(|n| f64::from(n.workers) * (WORKER_BYTES + n.calls.iter().map(per_call).sum::<f64>()))
         .sum();
     workers + topo.nodes.len() as f64 * sc.duration.as_secs_f64() * SECOND_BYTES
 }

@@ -66,3 +66,37 @@ fn worker_graphs_finish_within_their_estimate() {
         }
     }
 }
+
+/// The per-client budgets the cost model counts ([`BUDGET_BYTES`]) hold what a budget is.
+#[test]
+fn a_per_client_budget_fits_its_bytes() {
+    use rebound_retry::budget::{AwsQuota, FinagleBudget, GrpcBudget};
+    for size in [
+        std::mem::size_of::<GrpcBudget>(),
+        std::mem::size_of::<AwsQuota>(),
+        std::mem::size_of::<FinagleBudget>(),
+    ] {
+        assert!(size as f64 + 32.0 <= BUDGET_BYTES, "{size} bytes");
+    }
+}
+
+/// `budget_scope = "client"` adds a budget per user to the memory estimate, and a population
+/// whose buckets would pass the bound is refused naming it.
+#[test]
+fn per_client_budgets_count_in_the_memory_estimate() {
+    let toml = |users: u32, scope: &str| {
+        format!(
+            "policies = [\"constant:base=1s,budget=grpc:10:0.1\"]\n[clients]\ncount = {users}\nthink = \"1000s\"\nbudget_scope = \"{scope}\"\n[[service]]\nname = \"api\"\nworkers = 100\n[outage]\nkind = \"none\""
+        )
+    };
+    let bytes = |users, scope| {
+        let sc = Scenario::from_toml(&toml(users, scope)).unwrap();
+        check(&sc, &CLI).unwrap().bytes
+    };
+    let grown = bytes(100_000, "client") - bytes(100_000, "shared");
+    assert_eq!(grown, 100_000.0 * BUDGET_BYTES);
+    let sc = Scenario::from_toml(&toml(5_000_000, "client")).unwrap();
+    let e = check(&sc, &LAB).unwrap_err().to_string();
+    assert!(e.contains("bytes of memory"), "{e}");
+    assert!(check(&Scenario::from_toml(&toml(5_000_000, "shared")).unwrap(), &LAB).is_ok());
+}

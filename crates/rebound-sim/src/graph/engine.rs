@@ -196,7 +196,8 @@ impl<'a> Engine<'a> {
             free_users: Vec::new(),
             retrier: Retrier::new(spec, n, sc.seed)
                 .with_retry_on(sc.clients.retry_on)
-                .with_retry_after(sc.clients.retry_after),
+                .with_retry_after(sc.clients.retry_after)
+                .with_budget_scope(sc.clients.budget_scope.per_client()),
             svcs,
             hedges: super::hedge::Hedges::default(),
             rec: Recorder::new(end),

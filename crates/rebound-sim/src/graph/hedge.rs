@@ -54,6 +54,14 @@ pub(super) enum Sent {
 
 impl Engine<'_> {
     /// The retry state `caller`'s attempts follow: the users' or the call's.
+    /// The client number of `caller` in its retrier: a user, or the worker serving a job.
+    fn client_of(&self, caller: Caller) -> u32 {
+        match caller {
+            Caller::User(u) => u,
+            Caller::Job(s, j) => self.svcs[s as usize].jobs[j as usize].worker,
+        }
+    }
+
     fn retrier_of(&self, caller: Caller) -> &crate::retrier::Retrier {
         match caller {
             Caller::User(_) => &self.retrier,
@@ -145,14 +153,14 @@ impl Engine<'_> {
                 break;
             }
             // A6: a hedge is throttled like a retry.
-            if !self.retrier_of(caller).try_hedge(t) {
+            if !self.retrier_of(caller).try_hedge(self.client_of(caller), t) {
                 if let Some(f) = self.hedges.flights.get_mut(&key) {
                     f.refused = true;
                 }
                 break;
             }
             if std::mem::take(&mut failed) {
-                self.retrier_of(caller).hedge_failed(t);
+                self.retrier_of(caller).hedge_failed(self.client_of(caller), t);
             }
             let sent = f.sent + 1;
             self.hedges.flights.insert(key, Flight { sent, out: f.out + 1, ..f });
@@ -170,7 +178,7 @@ impl Engine<'_> {
         }
         let out = self.hedges.flights.get(&key).map_or(0, |f| f.out);
         if out > 0 && failed {
-            self.retrier_of(caller).hedge_failed(t);
+            self.retrier_of(caller).hedge_failed(self.client_of(caller), t);
         }
         out > 0
     }

@@ -26,6 +26,7 @@
 //! | | `service_time = "linear:base=B,per_in_flight=P"`: B + P × requests in the service when a worker takes it | durations | — |
 //! | call | `latency`: network delay each way (a service-time form); `loss`: an attempt or its answer lost; `retry_on`: `all`, `errors`, `timeouts` | —, probability, — | none, 0, `all` |
 //! | | `retry_after` (`honour`, `ignore`; also under `[clients]`): what the policy does with a 429's `Retry-After` | — | honour |
+//! | | `budget_scope` (`service`, `worker`; under `[clients]`: `shared`, `client`): one retry budget for all the callers, or one each (`retrier/scope.rs`) | — | `service`, `shared` |
 //! | outage | `service`, `replica`, `kind` (`pause`, `hard-down`, `capacity-cut`, `load-spike`, `errors`, `none`), `start`, `end` | name, —, duration | entry, `pause`, 15 s, 45 s |
 //! | | `factor` (load spike: the users' load × it), `error_rate` (errors: each attempt fails with it) | factor, probability | 2, 1 |
 //!

@@ -110,6 +110,7 @@ impl Svc {
                 Retrier::new(&e.policy, node.workers, seed)
                     .with_retry_on(e.retry_on)
                     .with_retry_after(e.retry_after)
+                    .with_budget_scope(e.budget_scope.per_client())
             })
             .collect();
         let end = nanos(sc.duration);

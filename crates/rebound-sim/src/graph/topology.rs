@@ -64,6 +64,8 @@ pub struct Edge {
     pub retry_on: RetryOn,
     /// Whether the caller's policy honours the callee's `Retry-After`.
     pub retry_after: crate::retrier::RetryAfter,
+    /// Whether each of the caller's workers has a budget of its own.
+    pub budget_scope: crate::retrier::CallBudgetScope,
 }
 
 /// The services of a scenario, resolved.
@@ -182,6 +184,7 @@ impl Topology {
                     link,
                     retry_on: call.retry_on,
                     retry_after: call.retry_after,
+                    budget_scope: call.budget_scope,
                 });
             }
             let n = Node {

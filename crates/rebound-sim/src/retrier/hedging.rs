@@ -59,16 +59,17 @@ impl Retrier {
         }
     }
 
-    /// Whether a hedge may go at `t`: the budget's say, as for a retry (always yes without one).
-    pub fn try_hedge(&self, t: Nanos) -> bool {
-        self.budget.as_ref().is_none_or(|b| b.try_retry(self.at(t), RetryCause::Error))
+    /// Whether client `client`'s hedge may go at `t`: its budget's say, as for a retry (always
+    /// yes without one).
+    pub fn try_hedge(&self, client: u32, t: Nanos) -> bool {
+        self.budget_of(client).is_none_or(|b| b.try_retry(self.at(t), RetryCause::Error))
     }
 
     /// One copy of a hedged attempt failed at `t` while others were still in flight: reported to
     /// the budget, as `hedge_async` reports every failed copy (the attempt's last failure goes
     /// through [`Retrier::on_failure`]).
-    pub fn hedge_failed(&self, t: Nanos) {
-        if let Some(b) = &self.budget {
+    pub fn hedge_failed(&self, client: u32, t: Nanos) {
+        if let Some(b) = self.budget_of(client) {
             b.on_failure(self.at(t));
         }
     }
