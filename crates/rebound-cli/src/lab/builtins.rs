@@ -6,7 +6,7 @@ use rebound_sim::Scenario;
 
 /// Service-graph examples (`examples/scenarios/`, linked as the crate's `scenarios/` so that the
 /// package carries them), compiled in so the page works anywhere.
-const EXAMPLES: [(&str, &str); 7] = [
+const EXAMPLES: [(&str, &str); 14] = [
     (
         "Three tiers, every layer retrying 3 times; db down 30 s",
         include_str!("../../scenarios/three-tier.toml"),
@@ -23,6 +23,26 @@ const EXAMPLES: [(&str, &str); 7] = [
         include_str!("../../scenarios/error-burst.toml"),
     ),
     ("A 3 s GC pause under constant arrivals", include_str!("../../scenarios/gc-pause.toml")),
+    // Issue 29's defenses against one storm (README, "One stack, one outage").
+    ("Queue storm: a FIFO API paused 10 s never recovers", include_str!("../../scenarios/queue-storm.toml")),
+    ("Queue storm, defended: adaptive LIFO", include_str!("../../scenarios/queue-storm-adaptive-lifo.toml")),
+    ("Queue storm, defended: CoDel", include_str!("../../scenarios/queue-storm-codel.toml")),
+    (
+        "Queue storm, defended: gradient2 concurrency limit",
+        include_str!("../../scenarios/queue-storm-concurrency-limit.toml"),
+    ),
+    (
+        "Queue storm, defended: rate limit (429 + Retry-After)",
+        include_str!("../../scenarios/queue-storm-rate-limit.toml"),
+    ),
+    (
+        "Queue storm, defended: a second replica, one paused",
+        include_str!("../../scenarios/queue-storm-replicas.toml"),
+    ),
+    (
+        "Queue storm, defended: a retry budget per user",
+        include_str!("../../scenarios/queue-storm-per-client-budget.toml"),
+    ),
 ];
 
 /// `(name, TOML, scenario)`: S5's storm under each kind of outage (with the seven default
@@ -61,4 +81,16 @@ fn toml_of(s: &Scenario) -> String {
     let (top, tables) = body.split_at(body.iter().position(|l| l.starts_with('[')).unwrap_or(body.len()));
     let policies: String = s.policies.iter().map(|p| format!("    \"{p}\",\n")).collect();
     format!("{}\npolicies = [\n{policies}]\n\n{}\n", top.join("\n").trim_end(), tables.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_shipped_example_parses_into_a_builtin() {
+        let all = super::builtin_scenarios();
+        assert_eq!(all.len(), 3 + super::EXAMPLES.len(), "an example was skipped: it does not parse");
+        assert!(all
+            .iter()
+            .any(|(name, _, s)| name.contains("rate limit") && s.services[0].rate_limit.is_some()));
+    }
 }
