@@ -24,7 +24,9 @@
 //!   the callee's service times and the policy's first wait); and a closed-loop user has one attempt
 //!   out at a time: at most one per cycle (`think` + service times) if requests succeed, or
 //!   the policy's attempts per failed request over the time that request takes (its waits, its
-//!   timeouts unless failures come at once, `give_up_pause`, `think`) — the larger.
+//!   timeouts unless failures come at once, `give_up_pause`, `think`) — the larger. Failures
+//!   come at once from an entry service that sheds: paused, slowed, offered more than its
+//!   capacity or its `rate_limit` (429s), or behind a `concurrency_limit`.
 //! - **Events**: [`EVENTS_PER_ATTEMPT`] per attempt, plus S5's ticks (each attempt in an `s5`
 //!   service ticks every `server.tick` for `server.min_delay`).
 //! - **Memory**: per user [`USER_BYTES`] (open loop: the users alive at once, `rate` × a

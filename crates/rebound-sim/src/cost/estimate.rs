@@ -165,10 +165,16 @@ fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) 
     let cycle = c.think.as_secs_f64() + path;
     let entry = &topo.nodes[topo.entry];
     // A failure comes at once from a hard-down service, a refusing backlog, injected errors,
-    // or a worker service that sheds: one paused or slowed, or offered more than its capacity.
+    // or a worker service that sheds: one paused or slowed, offered more than its capacity or
+    // its rate limit (a 429 at once), or behind a concurrency limit (it sheds past its limit,
+    // which an adaptive one may set anywhere).
+    let offered = users(sc) / cycle.max(1e-9);
+    let limited =
+        entry.rate_limit.is_some_and(|(rate, _)| offered > rate) || entry.concurrency_limit.is_some();
     let sheds = entry.time != ServiceTime::S5
         && (matches!(sc.outage.kind, OutageKind::Pause | OutageKind::CapacityCut)
-            || users(sc) / cycle.max(1e-9) > f64::from(entry.workers) / path.max(1e-9));
+            || offered > f64::from(entry.workers) / path.max(1e-9)
+            || limited);
     let errors = sc.outage.kind == OutageKind::Errors || topo.nodes.iter().any(|n| n.error_rate > 0.0);
     let instant = sc.outage.kind == OutageKind::HardDown
         || sc.server.backlog_full == BacklogFull::Refuse

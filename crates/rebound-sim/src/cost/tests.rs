@@ -100,3 +100,28 @@ fn per_client_budgets_count_in_the_memory_estimate() {
     assert!(e.contains("bytes of memory"), "{e}");
     assert!(check(&Scenario::from_toml(&toml(5_000_000, "shared")).unwrap(), &LAB).is_ok());
 }
+
+/// A rate limit's 429s and a concurrency limit's sheds come at once: users ignoring
+/// `Retry-After` retry at their backoff's pace, not after a timeout, and the estimate counts
+/// those attempts (the run stays within [`ESTIMATE_FACTOR`] × the estimate).
+#[test]
+fn instant_sheds_of_rate_and_concurrency_limits_are_estimated() {
+    let rate_limited = include_str!("../../../../examples/scenarios/rate-limit.toml")
+        .replace(r#"retry_after = "honour""#, r#"retry_after = "ignore""#);
+    let concurrency_limited = include_str!("../../../../examples/scenarios/rate-limit.toml")
+        .replace(r#"rate_limit = "100/s""#, r#"concurrency_limit = "fixed:1""#)
+        .replace("burst = 100", "")
+        .replace("service_time = \"constant:1ms\"", "service_time = \"constant:20ms\"");
+    for text in [rate_limited, concurrency_limited] {
+        let sc = Scenario::from_toml(&text).unwrap();
+        let estimate = check(&sc, &CLI).unwrap();
+        let run = storm::run(&sc, &sc.policies[0]);
+        let ratio = run.events as f64 / estimate.events;
+        assert!(
+            ratio <= ESTIMATE_FACTOR,
+            "ran {} events, estimated {:.3e}: {ratio:.1}x",
+            run.events,
+            estimate.events
+        );
+    }
+}
