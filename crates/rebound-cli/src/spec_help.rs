@@ -14,9 +14,10 @@ Or a peer's defaults: preset:NAME, NAME = aws-standard | aws-2026 | aws-2026-dyn
 Shared by the calls of a client (all kinds):
   budget=grpc:MAX:RATIO | finagle:PCT:TTL:MIN_PER_SEC | aws:CAPACITY | aws-2026:CAPACITY
     | redis:URL:KEY:MAX:RATIO   throttle=sre:K | cubic
-  retry-breaker=PCT%[:window=N|DUR] (Brooker 2022: no retry while more than PCT% of the
-    attempts in the window failed, PCT in [0, 100); window N attempts 1..=100000 or whole
-    seconds 1s..=1h, default 10s; first attempts always go)
+  retry-breaker=PCT%[:window=N|DUR][:min=N] (Brooker 2022: no retry while more than PCT% of
+    the attempts in the window failed, PCT in [0, 100); window N attempts 1..=100000 or whole
+    seconds 1s..=1h, default 10s; min attempts in the window before it refuses, default 10;
+    first attempts always go)
   breaker=consecutive:N:OPEN | rate:PCT%:MIN_CALLS:OPEN[:window=N|DUR][:probes=N]
     [:slow=DUR@PCT%][:max-open=DUR]   hedge=DELAY:MAX (MAX 1..=5 copies)
 Durations are humantime: 100ms, 1s, 1m30s, 15m.

@@ -9,35 +9,12 @@ fn rebound() -> Command {
     Command::cargo_bin("rebound").unwrap()
 }
 
-/// A service failing every attempt, 100 users.
-const FAILING: &str = r#"
-duration = "20s"
-[clients]
-count = 100
-think = "100ms"
-timeout = "1s"
-[[service]]
-name = "api"
-workers = 100
-queue = 100
-service_time = "constant:1ms"
-error_rate = 1
-[outage]
-kind = "none"
-"#;
+/// A service failing every attempt, 200 users, with and without `retry-breaker=10%`.
+const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scenarios/retry-breaker.toml");
 
 #[test]
 fn storm_runs_the_retry_breaker_and_keeps_attempts_per_request_near_one() {
-    let path = std::env::temp_dir().join(format!("rebound-retry-breaker-{}.toml", std::process::id()));
-    std::fs::write(&path, FAILING).unwrap();
-    let out = rebound()
-        .args(["storm", "--json", "--runs", "3", "--scenario"])
-        .arg(&path)
-        .args(["--policy", "constant:base=10ms,max-retries=3"])
-        .args(["--policy", "constant:base=10ms,max-retries=3,retry-breaker=10%"])
-        .output()
-        .unwrap();
-    std::fs::remove_file(&path).unwrap();
+    let out = rebound().args(["storm", "--json", "--runs", "3", "--scenario", EXAMPLE]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let per_request = |i: usize| &v["policies"][i]["attempts_per_request_mean"];
@@ -54,6 +31,7 @@ fn bad_retry_breakers_are_usage_errors_naming_the_key_and_range() {
         ("constant:retry-breaker=10", "PCT%"),
         ("constant:retry-breaker=10%:window=0", "1 to 100000 attempts"),
         ("constant:retry-breaker=10%:window=250ms", "whole seconds in [1s, 1h]"),
+        ("constant:retry-breaker=10%:window=5:min=6", "at most a count window's size"),
     ] {
         let out = rebound()
             .args(["storm", "--policy", spec])
@@ -68,22 +46,26 @@ fn bad_retry_breakers_are_usage_errors_naming_the_key_and_range() {
 
 #[test]
 fn exec_honours_the_retry_breaker_and_help_lists_it() {
-    // One process, one call: its failed first attempt is 100 % of the window, above 10 %.
+    // One process, one call: with `min=1` its failed first attempt, 100 % of the window, is
+    // enough to refuse the retry.
     let out = rebound()
-        .args(["exec", "--policy", "constant:base=1ms,max-retries=3,retry-breaker=10%", "--", "false"])
+        .args(["exec", "--policy", "constant:base=1ms,max-retries=3,retry-breaker=10%:min=1", "--", "false"])
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("giving up after 1 attempt (the retry breaker is open"), "{err}");
-    // Without it, the same command is retried three times.
-    let out = rebound()
-        .args(["exec", "--policy", "constant:base=1ms,max-retries=3", "--", "false"])
-        .timeout(std::time::Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("giving up after 4 attempts"));
+    // Under the default minimum (10 attempts in the window) a lone call's 4 attempts are too
+    // few to judge by: retried three times, as without the breaker.
+    for policy in ["constant:base=1ms,max-retries=3,retry-breaker=10%", "constant:base=1ms,max-retries=3"] {
+        let out = rebound()
+            .args(["exec", "--policy", policy, "--", "false"])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out.stderr).contains("giving up after 4 attempts"), "{policy}");
+    }
     let help = rebound().args(["storm", "--help"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&help.stdout).contains("retry-breaker=PCT%[:window=N|DUR]"));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("retry-breaker=PCT%[:window=N|DUR][:min=N]"));
 }

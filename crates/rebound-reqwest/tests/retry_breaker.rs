@@ -19,7 +19,9 @@ fn client(rb: &Arc<RetryBreaker>) -> reqwest_middleware::ClientWithMiddleware {
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_server_failing_every_request_gets_first_attempts_only() {
     let server = FlakyServer::start(Flaky::failing(u32::MAX)).await;
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap().with_min_attempts(1).unwrap(),
+    );
     let client = client(&rb);
     for _ in 0..10 {
         let res = client.get(server.url()).send().await.unwrap();
@@ -32,7 +34,9 @@ async fn a_server_failing_every_request_gets_first_attempts_only() {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_rare_failure_is_still_retried() {
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap().with_min_attempts(1).unwrap(),
+    );
     let healthy = FlakyServer::start(Flaky::failing(0)).await;
     let client = client(&rb);
     for _ in 0..20 {

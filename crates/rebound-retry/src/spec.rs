@@ -33,7 +33,7 @@
 //! | `budget` | all | `grpc:MAX:RATIO` (gRPC A6, MAX in (0, 1000]), `finagle:PERCENT:TTL:MIN_PER_SEC`, `aws:CAPACITY` (AWS SDK quota), `aws-2026:CAPACITY` (its 2026 costs) or `redis:URL:KEY:MAX:RATIO` (shared through Redis, built by `rebound-redis`); see [`crate::budget`] | none |
 //! | `breaker` | all | `consecutive:FAILURES:OPEN` or `rate:THRESHOLD%:MIN_CALLS:OPEN`, then optional `:window=CALLS\|DURATION`, `:probes=N`, `:slow=DURATION@THRESHOLD%`, `:max-open=DURATION`; see [`crate::BreakerSpec`] | none |
 //! | `hedge` | all | `DELAY:MAX` (fixed hedging delay, MAX in 1 ..= 5 attempts) or `pQ:MAX` (past the Q-th latency percentile); see [`crate::HedgeSpec`] | none |
-//! | `retry-breaker` | all | `PCT%[:window=N\|DURATION]`: Brooker's retry circuit breaker, no retry while more than PCT % (in [0, 100)) of the attempts in the window failed; the window is the last N attempts (1 ..= 100 000) or whole seconds in [1 s, 1 h]; see [`crate::RetryBreaker`] | none; window `10s` |
+//! | `retry-breaker` | all | `PCT%[:window=N\|DURATION][:min=N]`: Brooker's retry circuit breaker, no retry while more than PCT % (in [0, 100)) of the attempts in the window failed; the window is the last N attempts (1 ..= 100 000) or whole seconds in [1 s, 1 h]; `min`: attempts the window must hold before it refuses (1 ..= 100 000, at most a count window); see [`crate::RetryBreaker`] | none; window `10s`, min `10` |
 //! | `throttle` | all | `sre:K` (Google SRE adaptive throttling) or `cubic` (AWS SDK adaptive mode); see [`crate::throttle`] | none |
 //!
 //! ```

@@ -13,7 +13,9 @@ fn policy(retries: u64) -> Policy {
 #[test]
 fn a_full_outage_gets_first_attempts_only_once_the_window_holds_failures() {
     let clock = ManualClock::new();
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap().with_min_attempts(1).unwrap(),
+    );
     let mut sent = 0u32;
     for call in 0..50 {
         let err = retry(policy(3).backoff(), || {
@@ -35,7 +37,9 @@ fn a_full_outage_gets_first_attempts_only_once_the_window_holds_failures() {
 #[test]
 fn retries_go_while_failures_are_rare() {
     let clock = ManualClock::new();
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap().with_min_attempts(1).unwrap(),
+    );
     // 95 successes, then a call that fails once: 1 of 97 attempts failed, so it retries.
     for _ in 0..95 {
         retry(policy(3).backoff(), || Ok::<_, &str>(()))
@@ -70,7 +74,9 @@ fn clock_now(clock: &ManualClock) -> std::time::Instant {
 #[test]
 fn a_refused_retry_costs_the_budget_no_token_and_permanent_errors_are_not_counted() {
     let clock = ManualClock::new();
-    let rb = Arc::new(RetryBreaker::new(0.0, RetryBreakerWindow::Attempts(10)).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(0.0, RetryBreakerWindow::Attempts(10)).unwrap().with_min_attempts(1).unwrap(),
+    );
     let grpc = Arc::new(GrpcBudget::new(10.0, 0.1).unwrap());
     let budget: Arc<dyn RetryBudget> = grpc.clone();
     let err = retry(policy(3).backoff(), || Err::<(), _>("bad request"))
@@ -96,9 +102,9 @@ fn a_refused_retry_costs_the_budget_no_token_and_permanent_errors_are_not_counte
 
 #[test]
 fn a_spec_builds_the_breaker_it_names() {
-    let spec: Spec = "constant:base=10ms,max-retries=3,retry-breaker=10%:window=50".parse().unwrap();
+    let spec: Spec = "constant:base=10ms,max-retries=3,retry-breaker=10%:window=50:min=5".parse().unwrap();
     let rb = spec.retry_breaker().unwrap().build().unwrap();
-    assert_eq!((rb.percent(), rb.window()), (10.0, RetryBreakerWindow::Attempts(50)));
+    assert_eq!((rb.percent(), rb.window(), rb.min_attempts()), (10.0, RetryBreakerWindow::Attempts(50), 5));
     assert_eq!(spec.to_string().parse::<Spec>().unwrap(), spec);
     let err = "constant:retry-breaker=150%".parse::<Spec>().unwrap_err().to_string();
     assert!(err.contains("retry-breaker") && err.contains("[0, 100)"), "{err}");
@@ -108,7 +114,9 @@ fn a_spec_builds_the_breaker_it_names() {
 
 #[tokio::test(start_paused = true)]
 async fn the_async_executor_refuses_retries_as_the_blocking_one_does() {
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap().with_min_attempts(1).unwrap(),
+    );
     let sent = std::sync::atomic::AtomicU32::new(0);
     for _ in 0..20 {
         let err = rebound_retry::retry_async(policy(3).backoff(), || async {

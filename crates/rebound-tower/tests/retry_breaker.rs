@@ -21,7 +21,9 @@ fn three_retries() -> Policy {
 
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn a_failing_service_gets_first_attempts_only() {
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100)).unwrap().with_min_attempts(1).unwrap(),
+    );
     let calls = Arc::new(AtomicU32::new(0));
     let counter = calls.clone();
     let mut service = ServiceBuilder::new()
@@ -50,7 +52,9 @@ async fn a_failing_service_gets_first_attempts_only() {
 #[tokio::test(flavor = "current_thread", start_paused = true)]
 async fn the_report_says_the_retry_breaker_stopped_the_retries() {
     let server = FlakyServer::start(Flaky::failing(u32::MAX)).await;
-    let rb = Arc::new(RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap());
+    let rb = Arc::new(
+        RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap().with_min_attempts(1).unwrap(),
+    );
     let policy = ReboundPolicy::with_cloner(three_retries(), clone_http_request)
         .when(HttpStatuses::default())
         .retry_breaker(rb);

@@ -65,14 +65,17 @@ pub enum RetryBreakerWindow {
 /// short lock. See the [module docs](self).
 ///
 /// # Default
-/// The window is the last 10 s ([`RetryBreaker::DEFAULT_WINDOW`]). An empty window allows
-/// retries (no evidence of failure).
+/// The window is the last 10 s ([`RetryBreaker::DEFAULT_WINDOW`]), and the breaker refuses
+/// nothing until the window holds 10 attempts ([`RetryBreaker::DEFAULT_MIN_ATTEMPTS`]; set with
+/// [`with_min_attempts`](RetryBreaker::with_min_attempts)): a quiet client's one failure is 100 % of its
+/// window, and no evidence that the dependency is down.
 #[derive(Debug)]
 pub struct RetryBreaker {
     /// The threshold as a fraction in [0, 1).
     threshold: f64,
     percent: f64,
     window: RetryBreakerWindow,
+    min_attempts: u32,
     outcomes: Mutex<Outcomes>,
 }
 
@@ -81,6 +84,10 @@ impl RetryBreaker {
     /// window reacts as fast at 1 call a second as at 10 000; a count window would need minutes
     /// to fill at the first rate and forget in milliseconds at the second.
     pub const DEFAULT_WINDOW: RetryBreakerWindow = RetryBreakerWindow::Duration(Duration::from_secs(10));
+
+    /// The default minimum of attempts in the window before the breaker may refuse a retry: 10
+    /// (resilience4j's circuit breaker has the same guard, `minimumNumberOfCalls`).
+    pub const DEFAULT_MIN_ATTEMPTS: u32 = 10;
 
     /// A breaker refusing retries while more than `percent` % (in [0, 100)) of the attempts in
     /// `window` failed.
@@ -117,7 +124,45 @@ impl RetryBreaker {
                 ))
             }
         };
-        Ok(RetryBreaker { threshold: percent / 100.0, percent, window, outcomes: Mutex::new(outcomes) })
+        let min_attempts = match window {
+            RetryBreakerWindow::Attempts(n) => n.min(Self::DEFAULT_MIN_ATTEMPTS),
+            RetryBreakerWindow::Duration(_) => Self::DEFAULT_MIN_ATTEMPTS,
+        };
+        Ok(RetryBreaker {
+            threshold: percent / 100.0,
+            percent,
+            window,
+            min_attempts,
+            outcomes: Mutex::new(outcomes),
+        })
+    }
+
+    /// This breaker refusing nothing until its window holds at least `n` attempts (default
+    /// 10, or the count window's size if smaller). `1` is Brooker's breaker as written: one
+    /// failure in an empty window refuses the next retry.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming `retry-breaker`: `n` not in 1 ..= 100 000, or above a
+    /// count window's size (the breaker could never refuse).
+    pub fn with_min_attempts(mut self, n: u32) -> Result<RetryBreaker, ConfigError> {
+        let most = match self.window {
+            RetryBreakerWindow::Attempts(size) => size,
+            RetryBreakerWindow::Duration(_) => MAX_ATTEMPTS,
+        };
+        if !(1..=most).contains(&n) {
+            return Err(ConfigError::invalid(
+                "retry-breaker",
+                format!("min={n}"),
+                "MIN attempts in 1..=100000 and at most a count window's size",
+            ));
+        }
+        self.min_attempts = n;
+        Ok(self)
+    }
+
+    /// The attempts the window must hold before the breaker may refuse a retry.
+    pub fn min_attempts(&self) -> u32 {
+        self.min_attempts
     }
 
     /// The threshold, in percent.
@@ -146,11 +191,12 @@ impl RetryBreaker {
         (attempts > 0).then(|| failed as f64 / attempts as f64)
     }
 
-    /// Whether a retry may go at `now`: the share of failed attempts in the window is at most
-    /// the threshold (an empty window allows it). Reported as a budget decision named
-    /// `retry_breaker` to the `metrics` facade.
+    /// Whether a retry may go at `now`: the window holds fewer than the
+    /// [minimum](Self::with_min_attempts) of attempts, or the share of failed ones is at most the
+    /// threshold. Reported as a budget decision named `retry_breaker` to the `metrics` facade.
     pub fn allows_retry(&self, now: Instant) -> bool {
-        let ok = self.failure_share(now).is_none_or(|share| share <= self.threshold);
+        let (failed, attempts) = self.outcomes().counts(now);
+        let ok = attempts < u64::from(self.min_attempts) || failed as f64 <= self.threshold * attempts as f64;
         crate::observe::budget_decision("retry_breaker", ok)
     }
 }

@@ -27,7 +27,7 @@ fn retries_stop_above_the_threshold_and_resume_at_or_below_it() {
 #[test]
 fn a_duration_window_forgets_failures_older_than_it() {
     let clock = ManualClock::new();
-    let b = RetryBreaker::new(50.0, secs(10)).unwrap();
+    let b = RetryBreaker::new(50.0, secs(10)).unwrap().with_min_attempts(1).unwrap();
     (0..5).for_each(|_| b.record(clock.now(), true));
     assert!(!b.allows_retry(clock.now()));
     clock.advance(Duration::from_secs(9));
@@ -41,16 +41,34 @@ fn a_duration_window_forgets_failures_older_than_it() {
 }
 
 #[test]
-fn a_total_outage_refuses_every_retry_after_the_first_failure() {
+fn a_total_outage_refuses_every_retry_once_the_window_holds_the_minimum() {
     let clock = ManualClock::new();
     let b = RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap();
+    assert_eq!(b.min_attempts(), RetryBreaker::DEFAULT_MIN_ATTEMPTS);
     let mut retries = 0;
     for _ in 0..1000 {
         b.record(clock.now(), true);
         retries += u32::from(b.allows_retry(clock.now()));
         clock.advance(Duration::from_millis(10));
     }
-    assert_eq!(retries, 0);
+    assert_eq!(retries, 9, "the first 9 failures are too few to judge by; none after");
+    // Without a minimum, the first failure already refuses.
+    let strict = RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap().with_min_attempts(1).unwrap();
+    strict.record(clock.now(), true);
+    assert!(!strict.allows_retry(clock.now()));
+}
+
+#[test]
+fn a_quiet_clients_lone_failure_is_retried_under_the_default_minimum() {
+    let clock = ManualClock::new();
+    let b = RetryBreaker::new(10.0, RetryBreaker::DEFAULT_WINDOW).unwrap();
+    b.record(clock.now(), true);
+    assert_eq!(b.failure_share(clock.now()), Some(1.0));
+    assert!(b.allows_retry(clock.now()), "1 attempt is no evidence of an outage");
+    // A count window smaller than 10 takes its own size as the minimum.
+    let small = RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(3)).unwrap();
+    assert_eq!(small.min_attempts(), 3);
+    assert!(small.with_min_attempts(4).is_err(), "a minimum above the window could never refuse");
 }
 
 #[test]
