@@ -13,6 +13,8 @@
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.
+//! [`Retrier::with_budget_scope`] gives each client its own budget instead
+//! (`budget_scope = "client"` or `"worker"`, `retrier/scope.rs`).
 //!
 //! A spec's `retry-breaker=` is one [`rebound_retry::RetryBreaker`] shared by all clients, like a
 //! budget: every attempt's outcome is recorded in it, and it is asked before each retry, after
@@ -163,7 +165,9 @@ impl Retrier {
         }
         if let (Some(own), Some(b)) = (&mut self.own_budgets, self.spec.budget()) {
             while own.len() < n {
-                own.extend(build_budget(b));
+                // (Validated when the spec was parsed: it builds.)
+                let Some(budget) = build_budget(b) else { break };
+                own.push(budget);
             }
         }
         if let Some((_, started)) = &mut self.deadline {

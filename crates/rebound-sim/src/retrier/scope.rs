@@ -7,7 +7,9 @@
 //! Brooker's per-client token bucket ("Fixing retries with token buckets and circuit breakers",
 //! 2022), where a fleet of many small clients each judges the failure rate from its own few
 //! calls. A per-client bucket starts full, so a fleet of them lets more retries through an
-//! outage than one shared bucket does. Each bucket costs memory per user or worker
+//! outage than one shared bucket does. In the open loop a user is a slot that later arrivals
+//! reuse, bucket included (a client's connection, reused by its next requests). Each bucket
+//! costs memory per user or worker
 //! ([`crate::cost::budget_bytes`]), counted in the run's cost estimate.
 
 use serde::{Deserialize, Serialize};
