@@ -65,6 +65,7 @@ fn bad_input_is_a_clear_error() {
         ("--clients", "ten", "A..B:STEP"),
         ("--policy", "exponential:factor=0.5", "factor"),
         ("--policy", "responsive", "responsive"),
+        ("--policy", "exponential:retry-breaker=10%", "`retry-breaker=` is not modelled"),
     ] {
         let out = contend(&[flag, value, "--runs", "1"]).failure();
         let err = String::from_utf8(out.get_output().stderr.clone()).unwrap();
