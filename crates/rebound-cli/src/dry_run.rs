@@ -114,4 +114,13 @@ mod tests {
         let redis = run("constant:base=1s,budget=redis:redis://127.0.0.1:1/:k:10:0.1", 100);
         assert_eq!(redis, r);
     }
+
+    #[test]
+    fn a_retry_breaker_ends_the_retries_once_its_window_holds_the_minimum() {
+        // Every attempt fails: the 10th failure (default minimum 10) refuses the 10th retry.
+        let r = run("constant:base=1s,retry-breaker=10%", 100);
+        assert_eq!((r.waits.len(), r.stop), (9, Some(GiveUp::RetryBreakerOpen)));
+        let r = run("constant:base=1s,retry-breaker=10%:min=1", 100);
+        assert_eq!((r.waits.len(), r.stop), (0, Some(GiveUp::RetryBreakerOpen)));
+    }
 }
