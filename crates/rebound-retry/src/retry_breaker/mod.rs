@@ -61,8 +61,34 @@ pub enum RetryBreakerWindow {
 
 /// Refuses retries while the share of failed attempts in a sliding window is above a
 /// threshold; never refuses a first attempt (Brooker 2022: circuit breakers "only to break
-/// retries"). Shared by the calls of one client, like a retry budget; `Send + Sync`, under a
-/// short lock. See the [module docs](self).
+/// retries").
+///
+/// Why: a classic [`CircuitBreaker`](crate::CircuitBreaker) stops every call to a failing
+/// dependency, first attempts included, and turns a partial outage into a full one for its
+/// client. This breaker lets first attempts through — the client sees the dependency's own
+/// failure rate — and stops the retries while most attempts fail, so a dependency that fails
+/// them all gets 1 attempt per call instead of 1 + N. Executors take it with
+/// [`Retry::retry_breaker`](crate::Retry::retry_breaker); a refused retry ends the call with
+/// [`GiveUp::RetryBreakerOpen`](crate::GiveUp::RetryBreakerOpen) and the last attempt's real
+/// failure.
+///
+/// ```
+/// use rebound_retry::{RetryBreaker, RetryBreakerWindow};
+/// use std::time::Instant;
+///
+/// // No retry while more than 10 % of the last 100 attempts failed.
+/// let breaker = RetryBreaker::new(10.0, RetryBreakerWindow::Attempts(100))?;
+/// let now = Instant::now();
+/// (0..95).for_each(|_| breaker.record(now, false));
+/// (0..5).for_each(|_| breaker.record(now, true));
+/// assert!(breaker.allows_retry(now)); // 5 % failed
+/// (0..10).for_each(|_| breaker.record(now, true));
+/// assert!(!breaker.allows_retry(now)); // 15 of the last 100 failed
+/// # Ok::<(), rebound_retry::ConfigError>(())
+/// ```
+///
+/// Shared by the calls of one client, like a retry budget; `Send + Sync`, under a short lock.
+/// [`RetryBreakerSpec`] is its form in a spec (`retry-breaker=10%`).
 ///
 /// # Default
 /// The window is the last 10 s ([`RetryBreaker::DEFAULT_WINDOW`]), and the breaker refuses
