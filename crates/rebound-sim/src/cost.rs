@@ -102,15 +102,27 @@ pub const SECOND_BYTES: f64 = 600.0;
 /// doubled for the ring's spare capacity.
 pub const BUDGET_BYTES: f64 = 128.0;
 
-/// Bytes of one user's or worker's own budget under `spec`'s `budget=` (0 without one).
+/// Bytes of one retry breaker a user or worker holds of its own (at most 128 in place, see the
+/// test), plus its window: 48 bytes a second of a duration window (24, doubled for spare
+/// capacity), or a bit an attempt of a count window in 64-bit words.
+pub const RETRY_BREAKER_BYTES: f64 = 160.0;
+
+/// Bytes of one user's or worker's own budget and retry breaker under `spec` (0 without them).
 pub fn budget_bytes(spec: &Spec) -> f64 {
-    match spec.budget() {
+    use rebound_retry::RetryBreakerWindow;
+    let budget = match spec.budget() {
         None => 0.0,
         Some(rebound_retry::budget::BudgetSpec::Finagle { ttl, .. }) => {
             BUDGET_BYTES + 48.0 * ttl.as_secs_f64().ceil()
         }
         Some(_) => BUDGET_BYTES,
-    }
+    };
+    let breaker = match spec.retry_breaker().map(|r| r.window()) {
+        None => 0.0,
+        Some(RetryBreakerWindow::Duration(d)) => RETRY_BREAKER_BYTES + 48.0 * d.as_secs_f64().ceil(),
+        Some(RetryBreakerWindow::Attempts(n)) => RETRY_BREAKER_BYTES + 8.0 * (f64::from(n) / 64.0).ceil(),
+    };
+    budget + breaker
 }
 
 /// A bound a scenario's estimate passes.

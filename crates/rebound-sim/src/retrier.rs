@@ -13,7 +13,7 @@
 //! throttle shared by all clients — S5's clients are goroutines of one process — driven at
 //! virtual time (a fixed base instant plus the simulated offset). A `redis` budget is simulated
 //! as the gRPC token bucket it shares: within one simulated process they are the same.
-//! [`Retrier::with_budget_scope`] gives each client its own budget instead
+//! [`Retrier::with_budget_scope`] gives each client its own budget and retry breaker instead
 //! (`budget_scope = "client"` or `"worker"`, `retrier/scope.rs`).
 //!
 //! A spec's `retry-breaker=` is one [`rebound_retry::RetryBreaker`] shared by all clients, like a
@@ -59,8 +59,12 @@ pub struct Retrier {
     /// budget, in place of the shared one.
     own_budgets: Option<Vec<Arc<dyn RetryBudget>>>,
     throttle: Option<Arc<dyn Throttle>>,
-    /// The retry circuit breaker (`retry-breaker=`), shared by all clients.
+    /// The retry circuit breaker (`retry-breaker=`), shared by all clients; or, with a
+    /// per-client scope, each client's own.
     retry_breaker: Option<RetryBreaker>,
+    own_breakers: Option<Vec<RetryBreaker>>,
+    /// Clients so far (the first `new` and every `grow`).
+    clients: usize,
     /// What each client's last granted retry followed, for the budget's accounting.
     retried: Vec<Option<RetryCause>>,
     /// The policy's `max-elapsed`, and when each client's current request started.
@@ -109,6 +113,8 @@ impl Retrier {
             own_budgets: None,
             throttle: spec.throttle().and_then(|t| t.build_seeded(client_seed(seed, u32::MAX - 1)).ok()),
             retry_breaker: spec.retry_breaker().and_then(|r| r.build().ok()),
+            own_breakers: None,
+            clients: clients as usize,
             retried: vec![None; if spec.budget().is_some() { clients as usize } else { 0 }],
             deadline: spec.policy().and_then(|p| p.max_elapsed()).map(|d| (d, vec![0; clients as usize])),
             base: Instant::now(),
@@ -128,15 +134,32 @@ impl Retrier {
         self
     }
 
-    /// Gives each client a retry budget of its own (`per_client`), built from the spec's, in
-    /// place of the one shared by all (default). No effect without a `budget=`.
+    /// Gives each client a retry budget and a retry breaker of its own (`per_client`), built
+    /// from the spec's, in place of the ones shared by all (default): Brooker's per-client
+    /// bucket and locally sampled breaker. No effect without a `budget=` or `retry-breaker=`.
     pub fn with_budget_scope(mut self, per_client: bool) -> Retrier {
-        if let (true, Some(b)) = (per_client, self.spec.budget()) {
-            let own = (0..self.retried.len()).filter_map(|_| build_budget(b)).collect();
+        if !per_client {
+            return self;
+        }
+        if let Some(b) = self.spec.budget() {
+            let own = (0..self.clients).filter_map(|_| build_budget(b)).collect();
             self.own_budgets = Some(own);
             self.budget = None;
         }
+        if let Some(r) = self.spec.retry_breaker() {
+            self.own_breakers = Some((0..self.clients).filter_map(|_| r.build().ok()).collect());
+            self.retry_breaker = None;
+        }
         self
+    }
+
+    /// Client `client`'s retry breaker: its own, or the shared one.
+    #[inline]
+    fn retry_breaker_of(&self, client: u32) -> Option<&RetryBreaker> {
+        match &self.own_breakers {
+            Some(own) => own.get(client as usize),
+            None => self.retry_breaker.as_ref(),
+        }
     }
 
     /// Client `client`'s budget: its own, or the shared one.
@@ -162,6 +185,14 @@ impl Retrier {
         self.backoff.grow(n);
         if self.spec.budget().is_some() && self.retried.len() < n {
             self.retried.resize(n, None);
+        }
+        self.clients = self.clients.max(n);
+        if let (Some(own), Some(r)) = (&mut self.own_breakers, self.spec.retry_breaker()) {
+            while own.len() < n {
+                // (Validated when the spec was parsed: it builds.)
+                let Ok(breaker) = r.build() else { break };
+                own.push(breaker);
+            }
         }
         if let (Some(own), Some(b)) = (&mut self.own_budgets, self.spec.budget()) {
             while own.len() < n {
@@ -279,7 +310,7 @@ impl Retrier {
         if let Some(b) = self.budget_of(client) {
             b.on_failure(now);
         }
-        if let Some(rb) = &self.retry_breaker {
+        if let Some(rb) = self.retry_breaker_of(client) {
             rb.record(now, true);
         }
         if !self.retry_on.allows(cause) {
@@ -294,7 +325,7 @@ impl Retrier {
                 return None;
             }
         }
-        if self.retry_breaker.as_ref().is_some_and(|rb| !rb.allows_retry(now)) {
+        if self.retry_breaker_of(client).is_some_and(|rb| !rb.allows_retry(now)) {
             return None;
         }
         match self.budget_of(client).map(|b| b.try_retry(now, cause)) {
@@ -319,7 +350,7 @@ impl Retrier {
         if let Some(b) = self.budget_of(client) {
             b.on_success(now, self.retried[client as usize]);
         }
-        if let Some(rb) = &self.retry_breaker {
+        if let Some(rb) = self.retry_breaker_of(client) {
             rb.record(now, false);
         }
         self.backoff.on_success()

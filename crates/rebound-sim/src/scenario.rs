@@ -108,9 +108,9 @@ pub struct Clients {
     /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
     #[serde(skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
     pub retry_after: crate::retrier::RetryAfter,
-    /// Who shares the users' retry budget (`budget=` in their policy): `shared` (default, one
-    /// for all users) or `client` (one per user: Brooker's per-client bucket;
-    /// [`crate::retrier::ClientBudgetScope`]).
+    /// Who shares the users' retry budget and retry breaker (`budget=`, `retry-breaker=` in
+    /// their policy): `shared` (default, one for all users) or `client` (one per user:
+    /// Brooker's per-client bucket; [`crate::retrier::ClientBudgetScope`]).
     #[serde(skip_serializing_if = "crate::retrier::ClientBudgetScope::is_shared")]
     pub budget_scope: crate::retrier::ClientBudgetScope,
 }

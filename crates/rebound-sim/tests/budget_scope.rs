@@ -97,3 +97,21 @@ fn bad_scopes_name_the_key_and_the_values() {
     let err = Scenario::from_toml(&call_scope("client")).unwrap_err().to_string();
     assert!(err.contains("budget_scope") && err.contains("service") && err.contains("worker"), "{err}");
 }
+
+/// The same scope gives each user a retry breaker of its own, judging from its own attempts
+/// (Brooker's local sampling): under the default minimum of 10 attempts a user's few attempts
+/// never trip it, so the fleet retries more than under one shared breaker; with `min=1` each
+/// trips on its first failure and the fleet retries less.
+#[test]
+fn per_client_retry_breakers_judge_from_their_own_few_attempts() {
+    let breaker = |min: &str, scope: &str| {
+        EXAMPLE
+            .replace("budget=grpc:10:0.1", &format!("retry-breaker=10%{min}"))
+            .replace(r#"budget_scope = "client""#, &format!(r#"budget_scope = "{scope}""#))
+    };
+    let shared = attempts_per_request(&breaker("", "shared"));
+    let own = attempts_per_request(&breaker("", "client"));
+    let own_strict = attempts_per_request(&breaker(":min=1", "client"));
+    assert!(own.0 > shared.1, "per-client {own:?} vs shared {shared:?}");
+    assert!(own_strict.1 < shared.0, "per-client min=1 {own_strict:?} vs shared {shared:?}");
+}

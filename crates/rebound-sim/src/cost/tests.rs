@@ -78,6 +78,8 @@ fn a_per_client_budget_fits_its_bytes() {
     ] {
         assert!(size as f64 + 32.0 <= BUDGET_BYTES, "{size} bytes");
     }
+    let breaker = std::mem::size_of::<rebound_retry::RetryBreaker>();
+    assert!(breaker as f64 + 32.0 <= RETRY_BREAKER_BYTES, "{breaker} bytes");
 }
 
 /// `budget_scope = "client"` adds a budget per user to the memory estimate, and a population

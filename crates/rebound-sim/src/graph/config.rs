@@ -174,8 +174,9 @@ pub struct CallConfig {
     /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
     #[serde(default, skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
     pub retry_after: crate::retrier::RetryAfter,
-    /// Who shares the call's retry budget (`budget=` in its policy): `service` (default, one
-    /// for the calling service's workers) or `worker` (one per worker;
+    /// Who shares the call's retry budget and retry breaker (`budget=`, `retry-breaker=` in
+    /// its policy): `service` (default, one for the calling service's workers) or `worker` (one
+    /// per worker;
     /// [`crate::retrier::CallBudgetScope`]).
     #[serde(default, skip_serializing_if = "crate::retrier::CallBudgetScope::is_service")]
     pub budget_scope: crate::retrier::CallBudgetScope,

@@ -1,16 +1,18 @@
-//! Who shares a policy's retry budget: `[clients] budget_scope = "shared" | "client"` and
+//! Who shares a policy's retry budget and retry breaker: `[clients] budget_scope = "shared" | "client"` and
 //! `[[service.call]] budget_scope = "service" | "worker"`.
 //!
 //! By default one budget serves every user (S5's clients are goroutines of one process, and
 //! gRPC A6's token bucket is per channel) and one serves every worker of a calling service for a
-//! call. `"client"` and `"worker"` give each simulated user, or each worker, a bucket of its own:
-//! Brooker's per-client token bucket ("Fixing retries with token buckets and circuit breakers",
-//! 2022), where a fleet of many small clients each judges the failure rate from its own few
-//! calls. A per-client bucket starts full, so a fleet of them lets more retries through an
-//! outage than one shared bucket does. In the open loop a user is a slot that later arrivals
-//! reuse, bucket included (a client's connection, reused by its next requests). Each bucket
-//! costs memory per user or worker
-//! ([`crate::cost::budget_bytes`]), counted in the run's cost estimate.
+//! call. `"client"` and `"worker"` give each simulated user, or each worker, a bucket of its own,
+//! and a retry breaker (`retry-breaker=`) of its own too: Brooker's per-client token bucket and
+//! locally sampled breaker ("Fixing retries with token buckets and circuit breakers", 2022), where
+//! a fleet of many small clients each judges the failure rate from its own few calls. A
+//! per-client bucket starts full, so a fleet of them lets more retries through an outage than one
+//! shared bucket does; a per-client breaker sees few attempts — under its minimum (`min`, 10 by
+//! default) it never refuses, with `min=1` it refuses after any failure. In the open loop a user
+//! is a slot that later arrivals reuse, state included (a client's connection, reused by its next
+//! requests). Each costs memory per user or worker ([`crate::cost::budget_bytes`]), counted in
+//! the run's cost estimate.
 
 use serde::{Deserialize, Serialize};
 
