@@ -2,7 +2,9 @@
 //! (resilience4j's `COUNT_BASED` window) or the last N seconds in one-second buckets
 //! (resilience4j's `TIME_BASED` window, Polly v8's `SamplingDuration`).
 
-use std::time::{Duration, Instant};
+use crate::prelude::*;
+use crate::time::Instant;
+use core::time::Duration;
 
 /// Which calls a failure-rate breaker looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +113,8 @@ impl Window {
 #[cfg(test)]
 mod tests {
     use super::{SlidingWindow, Totals, Window};
-    use std::time::{Duration, Instant};
+    use crate::time::Instant;
+    use core::time::Duration;
 
     #[test]
     fn a_count_window_forgets_the_oldest_call() {

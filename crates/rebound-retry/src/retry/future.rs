@@ -9,10 +9,12 @@ use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
 #[cfg(feature = "http")]
 use crate::http::Pacer;
-use std::future::Future;
 #[cfg(feature = "http")]
-use std::sync::Arc;
-use std::time::Duration;
+use crate::prelude::*;
+#[cfg(feature = "http")]
+use alloc::sync::Arc;
+use core::future::Future;
+use core::time::Duration;
 
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {

@@ -47,6 +47,7 @@
 //! assert_eq!(outcome.slept, Duration::from_secs(3)); // 1 s + 2 s
 //! ```
 
+use crate::prelude::*;
 mod blocking;
 mod builder;
 mod circuit;
@@ -63,13 +64,15 @@ pub use operation::{IfOk, Operation};
 use crate::backoff::Backoff;
 use crate::breaker::{BreakerPermit, CircuitBreaker};
 use crate::budget::{RetryBudget, RetryCause};
+#[cfg(feature = "std")]
 use crate::clock::{SystemClock, ThreadSleeper};
 use crate::throttle::{Admission, Throttle};
+use crate::time::Instant;
+use alloc::sync::Arc;
+use core::marker::PhantomData;
+use core::time::Duration;
 use metrics::{Metrics, NoMetrics};
 use outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};
-use std::marker::PhantomData;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// The default ceiling on a server's wait hint: 60 s.
 pub const DEFAULT_HINT_CEILING: Duration = Duration::from_secs(60);
@@ -132,7 +135,10 @@ struct Settings {
 
 /// A blocking executor: calls `op` until it succeeds, the error is permanent, or `backoff`
 /// stops. Waits with `std::thread::sleep` unless another [`sleeper`](Retry::sleeper) is given.
-/// The backoff is [reset](Backoff::reset) when the executor starts.
+/// The backoff is [reset](Backoff::reset) when the executor starts. Without `std`:
+/// [`retry_on_clock`].
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn retry<B, F, T, E>(
     backoff: B,
     op: F,
@@ -165,13 +171,48 @@ pub fn retry_async<B, F, Fut, T, E>(
 where
     B: Backoff,
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, E>>,
+    Fut: core::future::Future<Output = Result<T, E>>,
 {
     Retry::new(backoff, op, crate::clock::TokioSleeper, crate::clock::TokioSleeper)
 }
 
+/// A blocking executor on the caller's `sleeper` and `clock`: [`retry()`] without its
+/// defaults, for `no_std` (a busy-wait or a HAL delay as the [`Sleeper`](crate::Sleeper), a
+/// hardware timer as the [`Clock`](crate::Clock)) and for tests.
+///
+/// ```
+/// use rebound_retry::{retry_on_clock, ManualClock, Policy};
+/// use std::time::Duration;
+///
+/// let clock = ManualClock::new();
+/// let mut calls = 0;
+/// let outcome = retry_on_clock(Policy::default().backoff(), || {
+///     calls += 1;
+///     if calls < 3 { Err("busy") } else { Ok(calls) }
+/// }, &clock, &clock)
+/// .call_outcome()
+/// .unwrap();
+/// assert_eq!((outcome.value, outcome.slept), (3, Duration::from_secs(3)));
+/// ```
+pub fn retry_on_clock<B, F, T, E, S, C>(
+    backoff: B,
+    op: F,
+    sleeper: S,
+    clock: C,
+) -> Retry<Blocking, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics>
+where
+    B: Backoff,
+    F: FnMut() -> Result<T, E>,
+    S: crate::clock::Sleeper,
+    C: crate::clock::Clock,
+{
+    Retry::new(backoff, op, sleeper, clock)
+}
+
 /// S1's convenience form: exponential backoff from 1 s, factor 2, no retry once the next wait
 /// would be ≥ 10 s (waits 1, 2, 4, 8 s: five attempts), every error retried. Blocking.
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn retry_with_defaults<F, T, E>(op: F) -> Result<T, RetryError<E>>
 where
     F: FnMut() -> Result<T, E>,
