@@ -55,6 +55,9 @@
 //!   `RateLimit`, httpdate for `Retry-After` dates), [`http::ServerSignals`] and
 //!   [`http::Pacer`]. Without it `http` keeps the retryable statuses, the method rule, the
 //!   throttling classifiers and `RetryReport`.
+//! - `browser` (without `std`): [`BrowserSleeper`] (`setTimeout`, gloo-timers) and
+//!   [`BrowserClock`] (`performance.now()`) for [`retry_async_on`] in a page or a worker, and
+//!   seeds from `crypto.getRandomValues`.
 //! - `metrics` (implies `std`): report through the [`metrics`](https://docs.rs/metrics) facade
 //!   to any exporter (Prometheus, StatsD, OpenTelemetry), under the names below;
 //!   `observe::describe()` adds their descriptions and units.
@@ -118,6 +121,8 @@ extern crate alloc;
 pub mod aws;
 mod backoff;
 mod breaker;
+#[cfg(feature = "browser")]
+mod browser;
 pub mod budget;
 pub mod chaos;
 mod clock;
@@ -152,6 +157,9 @@ pub use breaker::{
     BreakerCounters, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, CircuitBreakerBuilder,
     OpenDuration, SlidingWindow, SlowCalls, StateChange, Trip, MAX_OPEN,
 };
+#[cfg(feature = "browser")]
+#[cfg_attr(docsrs, doc(cfg(feature = "browser")))]
+pub use browser::{BrowserClock, BrowserSleep, BrowserSleeper};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use clock::TokioSleeper;
@@ -175,8 +183,8 @@ pub use retry::retry_async;
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use retry::{retry, retry_with_defaults};
 pub use retry::{
-    retry_on_clock, AlwaysRetry, Async, Blocking, Classify, HintFn, IfOk, NoClassify, NoHint, NoNotify,
-    Notify, Operation, Predicate, Retry, DEFAULT_HINT_CEILING,
+    retry_async_on, retry_on_clock, AlwaysRetry, Async, Blocking, Classify, HintFn, IfOk, NoClassify, NoHint,
+    NoNotify, Notify, Operation, Predicate, Retry, DEFAULT_HINT_CEILING,
 };
 pub use seed::add_entropy;
 pub use spec::Spec;

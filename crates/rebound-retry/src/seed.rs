@@ -74,9 +74,27 @@ pub(crate) fn entropy_u64() -> u64 {
     wyrand(&mut state)
 }
 
+/// Without `std` but with `browser`: mixes 64 bits of `crypto.getRandomValues` into the
+/// process-wide sequence before its first draw.
+#[cfg(not(feature = "std"))]
+#[inline]
+fn ensure_entropy() {
+    #[cfg(feature = "browser")]
+    {
+        static DONE: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+        if !DONE.load(Ordering::Relaxed) && !DONE.swap(true, Ordering::Relaxed) {
+            let mut bytes = [0u8; 8];
+            if getrandom::getrandom(&mut bytes).is_ok() {
+                add_entropy(u64::from_le_bytes(bytes));
+            }
+        }
+    }
+}
+
 /// Without `std`: the next output of the process-wide sequence (see the module docs).
 #[cfg(not(feature = "std"))]
 pub(crate) fn entropy_u64() -> u64 {
+    ensure_entropy();
     let mut state = SHARED.fetch_add(STEP, Ordering::Relaxed);
     wyrand(&mut state)
 }
@@ -106,6 +124,7 @@ fn next_pair() -> (u64, u64) {
 #[cfg(not(feature = "std"))]
 #[inline]
 fn next_pair() -> (u64, u64) {
+    ensure_entropy();
     let mut state = SHARED.fetch_add(STEP.wrapping_mul(2), Ordering::Relaxed);
     (wyrand(&mut state), wyrand(&mut state))
 }

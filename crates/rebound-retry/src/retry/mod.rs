@@ -51,7 +51,6 @@ use crate::prelude::*;
 mod blocking;
 mod builder;
 mod circuit;
-#[cfg(feature = "tokio")]
 mod future;
 mod hooks;
 pub(crate) mod metrics;
@@ -115,7 +114,6 @@ struct Guard {
     throttle: Option<Arc<dyn Throttle>>,
     /// A shared pacer and the host the operation talks to (async executor only).
     #[cfg(feature = "http")]
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     pacing: Option<(Arc<crate::http::Pacer>, Arc<str>)>,
     breaker: Option<Arc<CircuitBreaker>>,
     /// The circuit breaker's permit for the current attempt; whether this attempt already
@@ -128,7 +126,6 @@ struct Guard {
 struct Settings {
     max_elapsed: Option<Duration>,
     hint_ceiling: Duration,
-    #[cfg_attr(not(feature = "tokio"), allow(dead_code, reason = "read by the async executor only"))]
     attempt_timeout: Option<Duration>,
     retry_timeouts: bool,
 }
@@ -204,6 +201,50 @@ where
     B: Backoff,
     F: FnMut() -> Result<T, E>,
     S: crate::clock::Sleeper,
+    C: crate::clock::Clock,
+{
+    Retry::new(backoff, op, sleeper, clock)
+}
+
+/// An async executor on the caller's `sleeper` and `clock`: [`retry_async()`] without tokio,
+/// for a browser ([`BrowserSleeper`](crate::BrowserSleeper) and
+/// [`BrowserClock`](crate::BrowserClock), feature `browser`), another runtime's timer, or
+/// `no_std`. Awaits `op()` until it succeeds, the error is permanent, or `backoff` stops;
+/// dropping the future returned by `call` cancels the retries. Without feature `tokio`,
+/// [`attempt_timeout`](Retry::attempt_timeout) is timed by `sleeper`.
+///
+/// ```
+/// use rebound_retry::{retry_async_on, ManualClock, Policy};
+/// use std::time::Duration;
+///
+/// # tokio_test_block_on(async {
+/// let clock = ManualClock::new();
+/// let mut calls = 0;
+/// let outcome = retry_async_on(Policy::default().backoff(), || {
+///     calls += 1;
+///     let n = calls;
+///     async move { if n < 3 { Err("busy") } else { Ok(n) } }
+/// }, &clock, &clock)
+/// .call_outcome()
+/// .await
+/// .unwrap();
+/// assert_eq!((outcome.value, outcome.slept), (3, Duration::from_secs(3)));
+/// # });
+/// # fn tokio_test_block_on(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+pub fn retry_async_on<B, F, Fut, T, E, S, C>(
+    backoff: B,
+    op: F,
+    sleeper: S,
+    clock: C,
+) -> Retry<Async, B, F, AlwaysRetry, NoHint, NoNotify, S, C, NoMetrics>
+where
+    B: Backoff,
+    F: FnMut() -> Fut,
+    Fut: core::future::Future<Output = Result<T, E>>,
+    S: crate::clock::AsyncSleeper,
     C: crate::clock::Clock,
 {
     Retry::new(backoff, op, sleeper, clock)
@@ -309,7 +350,6 @@ impl Run {
     }
 
     /// Time left before the deadline, if one applies (zero once past it).
-    #[cfg(feature = "tokio")]
     fn remaining(&self, clock: &impl crate::clock::Clock) -> Option<Duration> {
         self.elapsed(clock).map(|(elapsed, limit)| limit.saturating_sub(elapsed))
     }
