@@ -101,13 +101,21 @@ impl<Req, P> ReboundPolicy<Req, P> {
     ///
     /// ```
     /// use rebound_retry::Policy;
-    /// use rebound_tower::ReboundPolicy;
+    /// use rebound_tower::{ReboundPolicy, RetryLayer};
+    /// use tower::{ServiceBuilder, ServiceExt};
     ///
-    /// // Retry failures of requests other than 0; `req: &u32` and `result: &Result<_, _>` are
-    /// // inferred.
-    /// let retry = ReboundPolicy::<u32>::new(Policy::default()).retry_if(|req, result| *req != 0 && result.is_err());
-    /// # let _ = retry;
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// // Retry failures of requests other than 0: `req` and `result` are typed by the service.
+    /// let retry = ReboundPolicy::new(Policy::default()).retry_if(|req, result| *req != 0 && result.is_err());
+    /// let service = ServiceBuilder::new()
+    ///     .layer(RetryLayer::new(retry))
+    ///     .service_fn(|req: u32| async move { Ok::<_, std::io::Error>(req * 2) });
+    /// assert_eq!(service.oneshot(21).await.unwrap(), 42);
+    /// # });
     /// ```
+    ///
+    /// The closure's argument types come from the service the policy ends up in and the
+    /// requests sent through it.
     pub fn retry_if<Res, E, F>(self, retry: F) -> ReboundPolicy<Req, F>
     where
         F: FnMut(&Req, &Result<Res, E>) -> bool,
