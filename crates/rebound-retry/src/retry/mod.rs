@@ -168,7 +168,7 @@ pub fn retry_async<B, F, Fut, T, E>(
 where
     B: Backoff,
     F: FnMut() -> Fut,
-    Fut: core::future::Future<Output = Result<T, E>>,
+    Fut: std::future::Future<Output = Result<T, E>>,
 {
     Retry::new(backoff, op, crate::clock::TokioSleeper, crate::clock::TokioSleeper)
 }
