@@ -84,13 +84,16 @@ pub fn parse_x_amz_retry_after(value: &str) -> Option<Duration> {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "std")]
     const NOW: u64 = 1_763_900_000; // 2025-11-23
 
+    #[cfg(feature = "std")]
     fn now() -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(NOW)
     }
 
     #[test]
+    #[cfg(feature = "std")]
     fn reset_epoch_or_delta_at_the_threshold() {
         let s = |v: &str| parse_x_ratelimit_reset(v, now());
         assert_eq!(s("0"), Some(Duration::ZERO));
