@@ -72,19 +72,19 @@
 //! With `default-features = false` the crate is `#![no_std]` and needs only `alloc`; it and six
 //! dependencies make 7 crates (rand, rand_core, rand_distr, num-traits, libm, spin), 8 with
 //! portable-atomic on targets without 64-bit atomics such as Cortex-M's
-//! `thumbv7em-none-eabihf`. Policies, jitter,
-//! [`Spec`] parsing (its durations read by this crate's own parser), budgets, throttles,
-//! circuit breakers, chaos decisions and the blocking executor all work there; time comes from
-//! the caller:
+//! `thumbv7em-none-eabihf`. Policies, jitter, [`Spec`] parsing (its durations read by this
+//! crate's own parser), budgets, throttles, circuit breakers, chaos decisions and both
+//! executors work there; time comes from the caller:
 //!
 //! - a [`Clock`] over the platform's timer, whose readings are [`Instant`]s made with
 //!   [`instant_from_epoch`] (without `std`, [`Instant`] is this crate's own: a `Duration`
 //!   since the clock's epoch; with it, `std::time::Instant`),
 //! - a [`Sleeper`] (a HAL delay) given to [`retry_on_clock`], which is [`retry()`] without
-//!   its defaults,
+//!   its defaults, or an [`AsyncSleeper`] given to [`retry_async_on`],
 //! - [`add_entropy`] at boot, so that devices do not draw the same jitter: without `std` the
 //!   crate has no entropy source, and one process-wide seed sequence (an atomic counter, no
-//!   thread-locals) starts from a fixed point.
+//!   thread-locals) starts from a fixed point (with feature `browser`, from
+//!   `crypto.getRandomValues`).
 //!
 //! Locks are `spin`'s spin lock. CI builds the core for `thumbv7em-none-eabihf` (no std at
 //! all) and `wasm32-unknown-unknown`.
