@@ -55,8 +55,8 @@
 //!   `RateLimit`, httpdate for `Retry-After` dates), [`http::ServerSignals`] and
 //!   [`http::Pacer`]. Without it `http` keeps the retryable statuses, the method rule, the
 //!   throttling classifiers and `RetryReport`.
-//! - `browser` (without `std`): [`BrowserSleeper`] (`setTimeout`, gloo-timers) and
-//!   [`BrowserClock`] (`performance.now()`) for [`retry_async_on`] in a page or a worker, and
+//! - `browser` (without `std`): `BrowserSleeper` (`setTimeout`, gloo-timers) and
+//!   `BrowserClock` (`performance.now()`) for [`retry_async_on`] in a page or a worker, and
 //!   seeds from `crypto.getRandomValues`.
 //! - `metrics` (implies `std`): report through the [`metrics`](https://docs.rs/metrics) facade
 //!   to any exporter (Prometheus, StatsD, OpenTelemetry), under the names below;

@@ -207,8 +207,8 @@ where
 }
 
 /// An async executor on the caller's `sleeper` and `clock`: [`retry_async()`] without tokio,
-/// for a browser ([`BrowserSleeper`](crate::BrowserSleeper) and
-/// [`BrowserClock`](crate::BrowserClock), feature `browser`), another runtime's timer, or
+/// for a browser (`BrowserSleeper` and
+/// `BrowserClock`, feature `browser`), another runtime's timer, or
 /// `no_std`. Awaits `op()` until it succeeds, the error is permanent, or `backoff` stops;
 /// dropping the future returned by `call` cancels the retries. Without feature `tokio`,
 /// [`attempt_timeout`](Retry::attempt_timeout) is timed by `sleeper`.
