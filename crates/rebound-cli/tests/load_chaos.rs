@@ -3,7 +3,7 @@
 //! 20 % of the requests it receives with a 503. What `load` reports must match what was
 //! injected, judged by the Wilson interval of the report's own counts.
 
-use rebound_retry::chaos::{Chaos, ChaosConfig};
+use rebound_retry::chaos::{Chaos, ChaosConfig, Outage, OutageKind};
 use rebound_sim::estimate::Proportion;
 use rebound_tower::ChaosLayer;
 use std::sync::Arc;
@@ -14,10 +14,14 @@ const ERROR_RATE: f64 = 0.2;
 /// An axum server answering `GET /api` with 200, under a `ChaosLayer` failing `ERROR_RATE` of
 /// the requests; it runs until the returned runtime drops.
 fn chaotic_server() -> (tokio::runtime::Runtime, String) {
+    serve(ChaosConfig { error_rate: ERROR_RATE, ..ChaosConfig::default() })
+}
+
+/// The axum server under a `ChaosLayer` with `config` (seed 27).
+fn serve(config: ChaosConfig) -> (tokio::runtime::Runtime, String) {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
     let url = format!("http://{}/api", listener.local_addr().unwrap());
-    let config = ChaosConfig { error_rate: ERROR_RATE, ..ChaosConfig::default() };
     let chaos = Arc::new(Chaos::new(config, 27).unwrap());
     let app = axum::Router::new()
         .route("/api", axum::routing::get(|| async { "ok" }))
@@ -84,4 +88,24 @@ fn with_retries_attempts_fail_at_the_rate_and_requests_at_its_fourth_power() {
         errors - gave_up,
         "every failure but the last of a request is retried: {report}"
     );
+}
+
+/// A hard-down `[outage]` window from 1 s to 2 s (counted from the first request, which the
+/// load sends at its start): the report's second 1 is all failures, seconds 0 and 2 are clean.
+/// Timing at the edges (an answer counted a little late) is allowed a fifth of a second.
+#[test]
+fn an_outage_window_shows_in_the_seconds_it_covers() {
+    let outage =
+        Outage { start: Duration::from_secs(1), end: Duration::from_secs(2), kind: OutageKind::HardDown };
+    let (_server, url) = serve(ChaosConfig { outage: Some(outage), ..ChaosConfig::default() });
+    let report = load(&url, "constant:base=10ms,max-retries=0");
+    let second = |t: usize| {
+        let s = &report["series"][t];
+        let (ok, errors) = (s["ok"].as_u64().unwrap(), s["errors"].as_u64().unwrap());
+        assert!(ok + errors >= 50, "second {t}: too few answers: {report}");
+        errors as f64 / (ok + errors) as f64
+    };
+    assert!(second(0) <= 0.2, "before the outage: {report}");
+    assert!(second(1) >= 0.8, "during the outage: {report}");
+    assert!(second(2) <= 0.2, "after the outage: {report}");
 }
