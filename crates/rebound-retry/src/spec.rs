@@ -9,7 +9,8 @@
 //! `preset:NAME` names a peer's defaults (`preset:aws-2026`, `preset:grpc-a6`, …): see
 //! [`crate::preset`].
 //!
-//! Durations are written in humantime form (`100ms`, `1s`, `1m30s`, `15m`); `0` is zero.
+//! Durations are written in humantime's forms (`100ms`, `1s`, `1m30s`, `15m`, `1.5s`; read by
+//! this crate's own parser, without a dependency); `0` is zero.
 //!
 //! | key | kinds | value | default |
 //! |---|---|---|---|
