@@ -64,7 +64,7 @@
 use crate::budget::{AwsCosts, AwsQuota};
 use crate::jitter::Jitter;
 use crate::policy::Policy;
-use std::time::Duration;
+use core::time::Duration;
 
 /// The cap on the backoff, applied before jitter (botocore `ExponentialBackoff._MAX_BACKOFF`,
 /// smithy-rs `RetryConfig` `max_backoff`, aws-sdk-go-v2 `DefaultMaxBackoff`).

@@ -5,7 +5,8 @@
 //! can drive [`crate::retry()`], and anything that consumes a `Backoff` (the simulator, a
 //! tower layer) can use every policy.
 
-use std::time::Duration;
+use crate::prelude::*;
+use core::time::Duration;
 
 /// A sequence of delays before retries.
 ///

@@ -3,12 +3,44 @@
 //! Executors never read the system clock or sleep directly, so tests drive them with a
 //! [`ManualClock`], which is both a clock and a sleeper: sleeping advances its time at once, and
 //! a test of an hour of retries takes microseconds.
+//!
+//! Without `std` there is no system clock: a [`Clock`] reads the platform's timer and makes its
+//! [`Instant`]s with [`instant_from_epoch`](crate::instant_from_epoch) (see [`Clock`]'s
+//! example).
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use crate::sync::AtomicU64;
+use crate::time::Instant;
+use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
+use core::time::Duration;
 
 /// A monotonic clock.
+///
+/// With `std`, [`SystemClock`] reads [`std::time::Instant::now`]. Any other source (a hardware
+/// timer, `performance.now()` in a browser, simulated time) is a `Clock` that turns its reading
+/// into an [`Instant`] with [`instant_from_epoch`](crate::instant_from_epoch); the same code
+/// builds with and without `std`:
+///
+/// ```
+/// use rebound_retry::{instant_from_epoch, Clock, Instant};
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use std::time::Duration;
+///
+/// /// A 32 kHz tick counter, as on a microcontroller's low-power timer.
+/// struct Ticks(AtomicU64);
+///
+/// impl Clock for Ticks {
+///     fn now(&self) -> Instant {
+///         let ticks = self.0.load(Ordering::Relaxed);
+///         instant_from_epoch(Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / 32_768))
+///     }
+/// }
+///
+/// let timer = Ticks(AtomicU64::new(0));
+/// let t0 = timer.now();
+/// timer.0.store(32_768 * 3, Ordering::Relaxed);
+/// assert_eq!(timer.now() - t0, Duration::from_secs(3));
+/// ```
 pub trait Clock {
     /// The current instant.
     fn now(&self) -> Instant;
@@ -23,15 +55,18 @@ pub trait Sleeper {
 /// Waits without blocking, in an async context.
 pub trait AsyncSleeper {
     /// The future that completes after the wait.
-    type Sleep: std::future::Future<Output = ()>;
+    type Sleep: core::future::Future<Output = ()>;
     /// A future that completes after `d`.
     fn sleep(&self, d: Duration) -> Self::Sleep;
 }
 
 /// The system's monotonic clock, [`Instant::now`].
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SystemClock;
 
+#[cfg(feature = "std")]
 impl Clock for SystemClock {
     fn now(&self) -> Instant {
         Instant::now()
@@ -39,9 +74,12 @@ impl Clock for SystemClock {
 }
 
 /// Sleeps with [`std::thread::sleep`].
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ThreadSleeper;
 
+#[cfg(feature = "std")]
 impl Sleeper for ThreadSleeper {
     fn sleep(&self, d: Duration) {
         std::thread::sleep(d)
@@ -58,9 +96,9 @@ impl Sleeper for NoSleep {
 }
 
 impl AsyncSleeper for NoSleep {
-    type Sleep = std::future::Ready<()>;
+    type Sleep = core::future::Ready<()>;
     fn sleep(&self, _: Duration) -> Self::Sleep {
-        std::future::ready(())
+        core::future::ready(())
     }
 }
 
@@ -88,9 +126,10 @@ impl Default for ManualClock {
 }
 
 impl ManualClock {
-    /// A clock whose time is now and stands still.
+    /// A clock whose time is now (without `std`: the epoch of
+    /// [`instant_from_epoch`](crate::instant_from_epoch)) and stands still.
     pub fn new() -> Self {
-        ManualClock { origin: Instant::now(), offset_ns: Arc::new(AtomicU64::new(0)) }
+        ManualClock { origin: crate::time::origin(), offset_ns: Arc::new(AtomicU64::new(0)) }
     }
 
     /// Moves time forward by `d` (saturating at about 584 years).
@@ -119,10 +158,10 @@ impl Sleeper for ManualClock {
 }
 
 impl AsyncSleeper for ManualClock {
-    type Sleep = std::future::Ready<()>;
+    type Sleep = core::future::Ready<()>;
     fn sleep(&self, d: Duration) -> Self::Sleep {
         self.advance(d);
-        std::future::ready(())
+        core::future::ready(())
     }
 }
 

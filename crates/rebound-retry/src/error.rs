@@ -5,7 +5,8 @@
 //! that was given and the valid range, so that a user never has to guess. Nothing is clamped
 //! silently and nothing panics.
 
-use std::fmt;
+use crate::prelude::*;
+use core::fmt;
 
 /// A policy, jitter or spec that cannot be built.
 ///
@@ -80,4 +81,4 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl core::error::Error for ConfigError {}

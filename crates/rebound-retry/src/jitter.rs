@@ -12,9 +12,9 @@
 //! ([`crate::Policy::backoff_seeded`]).
 
 use crate::error::ConfigError;
+use core::time::Duration;
 use rand::RngCore;
 use rand_distr::{Distribution, StandardNormal};
-use std::time::Duration;
 
 /// The kind of randomness added to each delay. `d` is the schedule's delay (already capped),
 /// `U[a, b]` a uniform draw:

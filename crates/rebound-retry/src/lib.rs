@@ -48,20 +48,49 @@
 //!
 //! # Features
 //!
-//! - `tokio` (default): [`retry_async()`] and [`TokioSleeper`].
-//! - `serde` (default): `Serialize`/`Deserialize` of [`Spec`], `Deserialize` of
-//!   [`chaos::ChaosConfig`].
-//! - `http` (default): the server wait-hint parsers (sfv for RFC 9651 `RateLimit`, httpdate for
-//!   `Retry-After` dates), [`http::ServerSignals`] and [`http::Pacer`]. Without it the core is
-//!   10 crates and builds for `wasm32-unknown-unknown`.
-//! - `metrics`: report through the [`metrics`](https://docs.rs/metrics) facade to any exporter
-//!   (Prometheus, StatsD, OpenTelemetry), under the names below; `observe::describe()` adds
-//!   their descriptions and units.
-//! - `tracing`: one `rebound.retry` span (DEBUG) per executor call, and in it a DEBUG event per
-//!   retry (`attempt`, `delay_s`, `reason`) and one when the call gives up (`attempts`,
-//!   `reason`).
+//! - `std` (default): [`SystemClock`] and [`ThreadSleeper`], so [`retry()`] needs no clock;
+//!   OS entropy (getrandom 0.2) for unseeded backoffs; std's `Mutex`; [`Instant`] is
+//!   `std::time::Instant`. Without it the crate is `#![no_std]` + `alloc` (next section).
+//! - `tokio` (default; implies `std`): [`retry_async()`] and [`TokioSleeper`].
+//! - `serde` (default; works without `std`): `Serialize`/`Deserialize` of [`Spec`],
+//!   `Deserialize` of [`chaos::ChaosConfig`].
+//! - `http` (default; implies `std`): the server wait-hint parsers (sfv for RFC 9651
+//!   `RateLimit`, httpdate for `Retry-After` dates), [`http::ServerSignals`] and
+//!   [`http::Pacer`]. Without it `http` keeps the retryable statuses, the method rule, the
+//!   throttling classifiers and `RetryReport`.
+//! - `browser` (without `std`): `BrowserSleeper` (`setTimeout`, gloo-timers) and
+//!   `BrowserClock` (`performance.now()`) for [`retry_async_on`] in a page or a worker, and
+//!   seeds from `crypto.getRandomValues`.
+//! - `metrics` (implies `std`): report through the [`metrics`](https://docs.rs/metrics) facade
+//!   to any exporter (Prometheus, StatsD, OpenTelemetry), under the names below;
+//!   `observe::describe()` adds their descriptions and units.
+//! - `tracing` (implies `std`): one `rebound.retry` span (DEBUG) per executor call, and in it a
+//!   DEBUG event per retry (`attempt`, `delay_s`, `reason`) and one when the call gives up
+//!   (`attempts`, `reason`).
 //!
 //! Without `metrics` and `tracing` the reporting calls compile to nothing.
+//!
+//! # Without `std`
+//!
+//! With `default-features = false` the crate is `#![no_std]` and needs only `alloc`; it and six
+//! dependencies make 7 crates (rand, rand_core, rand_distr, num-traits, libm, spin), 8 with
+//! portable-atomic on targets without 64-bit atomics such as Cortex-M's
+//! `thumbv7em-none-eabihf`. Policies, jitter, [`Spec`] parsing (its durations read by this
+//! crate's own parser), budgets, throttles, circuit breakers, chaos decisions and both
+//! executors work there; time comes from the caller:
+//!
+//! - a [`Clock`] over the platform's timer, whose readings are [`Instant`]s made with
+//!   [`instant_from_epoch`] (without `std`, [`Instant`] is this crate's own: a `Duration`
+//!   since the clock's epoch; with it, `std::time::Instant`),
+//! - a [`Sleeper`] (a HAL delay) given to [`retry_on_clock`], which is [`retry()`] without
+//!   its defaults, or an [`AsyncSleeper`] given to [`retry_async_on`],
+//! - [`add_entropy`] at boot, so that devices do not draw the same jitter: without `std` the
+//!   crate has no entropy source, and one process-wide seed sequence (an atomic counter, no
+//!   thread-locals) starts from a fixed point (with feature `browser`, from
+//!   `crypto.getRandomValues`).
+//!
+//! Locks are `spin`'s spin lock. CI builds the core for `thumbv7em-none-eabihf` (no std at
+//! all) and `wasm32-unknown-unknown`.
 //!
 //! # Observability
 //!
@@ -84,20 +113,28 @@
 //! | `rebound_responsive_reports_total` | counter | `outcome`: `failure`, `success` | a failure or success is reported to a shared `Responsive` |
 //! | `rebound_breaker_transitions_total` | counter | `to`: `open`, `half_open`, `closed` | a `CircuitBreaker` changes state |
 //! | `rebound_breaker_rejections_total` | counter | — | a `CircuitBreaker` rejects a call without making it |
+#![cfg_attr(not(any(feature = "std", test)), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs, missing_debug_implementations)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[macro_use]
+extern crate alloc;
+
 pub mod aws;
 mod backoff;
 mod breaker;
+#[cfg(feature = "browser")]
+mod browser;
 pub mod budget;
 pub mod chaos;
 mod clock;
+mod duration;
 mod error;
 mod hedge;
 pub mod http;
 mod jitter;
+mod math;
 pub mod observe;
 mod policy;
 pub mod preset;
@@ -106,8 +143,17 @@ mod retry;
 mod retry_breaker;
 mod seed;
 pub mod spec;
+mod sync;
 pub mod throttle;
+mod time;
 mod window;
+
+/// What a module needs from `alloc` that std's prelude would give it.
+mod prelude {
+    pub(crate) use alloc::boxed::Box;
+    pub(crate) use alloc::string::{String, ToString};
+    pub(crate) use alloc::vec::Vec;
+}
 
 pub use backoff::{Backoff, Immediate};
 pub use breaker::BreakerSpec;
@@ -115,10 +161,16 @@ pub use breaker::{
     BreakerCounters, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, CircuitBreakerBuilder,
     OpenDuration, SlidingWindow, SlowCalls, StateChange, Trip, MAX_OPEN,
 };
+#[cfg(feature = "browser")]
+#[cfg_attr(docsrs, doc(cfg(feature = "browser")))]
+pub use browser::{BrowserClock, BrowserSleep, BrowserSleeper};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use clock::TokioSleeper;
-pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper, SystemClock, ThreadSleeper};
+pub use clock::{AsyncSleeper, Clock, ManualClock, NoSleep, Sleeper};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use clock::{SystemClock, ThreadSleeper};
 pub use error::ConfigError;
 #[cfg(feature = "tokio")]
 pub use hedge::hedge_async;
@@ -131,12 +183,17 @@ pub use retry::outcome::{Failure, GiveUp, Outcome, RetryError, RetryEvent};
 #[cfg(feature = "tokio")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 pub use retry::retry_async;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use retry::{retry, retry_with_defaults};
 pub use retry::{
-    retry, retry_with_defaults, AlwaysRetry, Async, Blocking, Classify, HintFn, IfOk, NoClassify, NoHint,
+    retry_async_on, retry_on_clock, AlwaysRetry, Async, Blocking, Classify, HintFn, IfOk, NoClassify, NoHint,
     NoNotify, Notify, Operation, Predicate, Retry, DEFAULT_HINT_CEILING,
 };
 pub use retry_breaker::{RetryBreaker, RetryBreakerSpec, RetryBreakerWindow};
+pub use seed::add_entropy;
 pub use spec::Spec;
+pub use time::{instant_from_epoch, Instant};
 
 /// README.md's examples, compiled and run as doc tests.
 #[cfg(doctest)]

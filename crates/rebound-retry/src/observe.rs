@@ -11,7 +11,7 @@
 
 use crate::budget::RetryCause;
 use crate::GiveUp;
-use std::time::Duration;
+use core::time::Duration;
 
 /// Counter: attempts started by an executor.
 pub const ATTEMPTS: &str = "rebound_attempts_total";

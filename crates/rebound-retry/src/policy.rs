@@ -25,6 +25,7 @@
 //! counts saturate at `u32::MAX` (a backoff stops there if its policy has a limit, however high,
 //! and goes on if it has none), and the schedule stops growing at the cap.
 
+use crate::prelude::*;
 mod lean;
 mod state;
 
@@ -34,9 +35,9 @@ pub use state::BackoffState;
 use crate::backoff::Backoff;
 use crate::error::ConfigError;
 use crate::jitter::{duration_to_nanos, nanos_to_duration, Jitter};
+use core::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
-use std::time::Duration;
 
 /// The largest delay, in nanoseconds, that a schedule reaches when it has no cap.
 const MAX_NS: f64 = u64::MAX as f64;
@@ -209,7 +210,7 @@ impl Policy {
             Schedule::Linear { .. } => self.base_ns + self.step_ns * retry as f64,
             Schedule::Exponential { factor } => {
                 let n = i32::try_from(retry).unwrap_or(i32::MAX);
-                self.base_ns * factor.powi(n)
+                self.base_ns * crate::math::powi(factor, n)
             }
         };
         let ns = if ns.is_nan() { self.cap_ns } else { ns.min(self.cap_ns) };
@@ -466,5 +467,5 @@ pub(crate) fn fmt_number(x: f64) -> String {
 
 /// Formats a duration the way specs write it (`100ms`, `1s`, `15m`).
 pub(crate) fn fmt_duration(d: Duration) -> String {
-    humantime::format_duration(d).to_string().replace(' ', "")
+    crate::duration::format(d)
 }

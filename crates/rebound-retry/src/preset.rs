@@ -84,7 +84,7 @@ pub fn preset(name: &str) -> Result<Spec, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use core::time::Duration;
 
     #[test]
     fn every_preset_parses_and_round_trips() {

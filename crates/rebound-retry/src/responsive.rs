@@ -41,10 +41,10 @@
 
 use crate::error::ConfigError;
 use crate::jitter::{duration_to_nanos, nanos_to_duration, unit};
+use crate::sync::Mutex;
+use core::time::Duration;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use std::sync::Mutex;
-use std::time::Duration;
 
 /// Settings of a responsive backoff. Build with [`ResponsiveConfig::builder`].
 ///
@@ -307,10 +307,10 @@ impl Responsive {
         Responsive { state: Mutex::new(ResponsiveState::new_seeded(config, seed)) }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, ResponsiveState> {
+    fn lock(&self) -> crate::sync::MutexGuard<'_, ResponsiveState> {
         // A panic while holding the lock cannot leave the state inconsistent (every update is a
         // few float operations), so a poisoned lock is still usable.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock()
     }
 
     /// Reports a failure; returns how long to sleep (see [`ResponsiveState::on_failure`]).

@@ -9,7 +9,8 @@
 //! `preset:NAME` names a peer's defaults (`preset:aws-2026`, `preset:grpc-a6`, …): see
 //! [`crate::preset`].
 //!
-//! Durations are written in humantime form (`100ms`, `1s`, `1m30s`, `15m`); `0` is zero.
+//! Durations are written in humantime's forms (`100ms`, `1s`, `1m30s`, `15m`, `1.5s`; read by
+//! this crate's own parser, without a dependency); `0` is zero.
 //!
 //! | key | kinds | value | default |
 //! |---|---|---|---|
@@ -50,12 +51,13 @@ use crate::error::ConfigError;
 use crate::hedge::HedgeSpec;
 use crate::jitter::Jitter;
 use crate::policy::{fmt_duration, fmt_number, Policy, PolicyBuilder, Schedule};
+use crate::prelude::*;
 use crate::responsive::ResponsiveConfig;
 use crate::retry_breaker::RetryBreakerSpec;
 use crate::throttle::ThrottleSpec;
-use std::fmt;
-use std::str::FromStr;
-use std::time::Duration;
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
 
 const POLICY_KEYS: &str =
     "base, step (linear), factor (exponential), cap, jitter, jitter-after-cap, max-retries, max-attempts, max-elapsed, stop-at";
@@ -184,7 +186,7 @@ pub(crate) fn parse_duration(key: &'static str, value: &str) -> Result<Duration,
     if value == "0" {
         return Ok(Duration::ZERO);
     }
-    let d = humantime::parse_duration(value).map_err(|_| ConfigError::invalid(key, value, DURATION))?;
+    let d = crate::duration::parse(value).ok_or_else(|| ConfigError::invalid(key, value, DURATION))?;
     // Delays are nanosecond counts in a u64: a longer one would be cut short without a word.
     if d.as_nanos() > u128::from(u64::MAX) {
         return Err(ConfigError::invalid(key, value, "a duration of at most 584 years (2^64 - 1 ns)"));
@@ -489,6 +491,7 @@ impl fmt::Display for Spec {
 #[cfg(feature = "serde")]
 mod serde_impl {
     use super::Spec;
+    use crate::prelude::*;
     use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
     /// A spec serializes as its canonical string.

@@ -1,8 +1,8 @@
 //! A sliding window of per-second counter pairs, for the budgets and throttles that count
 //! events "over the last N seconds" (Finagle's retry budget, SRE adaptive throttling).
 
-use std::collections::VecDeque;
-use std::time::Instant;
+use crate::time::Instant;
+use alloc::collections::VecDeque;
 
 /// Two counters per second over the last `span_s` seconds, measured from the first instant it
 /// saw. Not synchronised: its owner holds it under a lock.
@@ -39,12 +39,12 @@ impl Window {
 #[cfg(test)]
 mod tests {
     use super::Window;
-    use std::time::{Duration, Instant};
+    use core::time::Duration;
 
     #[test]
     fn counts_slide_out_after_the_span() {
         let mut w = Window::new(10);
-        let t0 = Instant::now();
+        let t0 = crate::time::origin();
         w.at(t0).1[0] += 3;
         w.at(t0 + Duration::from_secs(5)).1[1] += 2;
         assert_eq!(w.at(t0 + Duration::from_secs(9)).0, [3, 2]);

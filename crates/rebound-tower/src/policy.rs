@@ -75,7 +75,10 @@ impl<Req> ReboundPolicy<Req, RetryErrors> {
 }
 
 impl<Req, P> ReboundPolicy<Req, P> {
-    /// Sets which results are retried.
+    /// Sets which results are retried: any [`RetryPredicate`] (such as
+    /// [`HttpStatuses`](crate::HttpStatuses)). A closure given here must annotate its
+    /// arguments (`|req: &Req, result: &Result<Res, E>|`): the policy does not know the
+    /// service's `Res` and `E` yet; [`retry_if`](Self::retry_if) takes closures unannotated.
     pub fn when<P2>(self, predicate: P2) -> ReboundPolicy<Req, P2> {
         ReboundPolicy {
             policy: self.policy,
@@ -91,6 +94,36 @@ impl<Req, P> ReboundPolicy<Req, P> {
             backoff: self.backoff,
             started: self.started,
         }
+    }
+
+    /// Retries the results `retry` accepts: a closure over the request and the service's
+    /// `Result`, bounded here on `FnMut(&Req, &Result<Res, E>) -> bool` so that its arguments
+    /// need no annotations (the request type is the policy's, the result a `Result`). For a
+    /// predicate that also reads wait hints or reports (such as
+    /// [`HttpStatuses`](crate::HttpStatuses)), use [`when`](Self::when).
+    ///
+    /// ```
+    /// use rebound_retry::Policy;
+    /// use rebound_tower::{ReboundPolicy, RetryLayer};
+    /// use tower::{ServiceBuilder, ServiceExt};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// // Retry failures of requests other than 0: `req` and `result` are typed by the service.
+    /// let retry = ReboundPolicy::new(Policy::default()).retry_if(|req, result| *req != 0 && result.is_err());
+    /// let service = ServiceBuilder::new()
+    ///     .layer(RetryLayer::new(retry))
+    ///     .service_fn(|req: u32| async move { Ok::<_, std::io::Error>(req * 2) });
+    /// assert_eq!(service.oneshot(21).await.unwrap(), 42);
+    /// # });
+    /// ```
+    ///
+    /// The closure's argument types come from the service the policy ends up in and the
+    /// requests sent through it.
+    pub fn retry_if<Res, E, F>(self, retry: F) -> ReboundPolicy<Req, F>
+    where
+        F: FnMut(&Req, &Result<Res, E>) -> bool,
+    {
+        self.when(retry)
     }
 
     /// Makes jitter reproducible: the n-th request (n = 0, 1, …) draws its delays from

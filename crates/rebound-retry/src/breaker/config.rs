@@ -5,8 +5,9 @@ use super::window::SlidingWindow;
 use super::{CircuitBreaker, StateChange};
 use crate::error::ConfigError;
 use crate::policy::Policy;
-use std::fmt;
-use std::time::Duration;
+use crate::prelude::*;
+use core::fmt;
+use core::time::Duration;
 
 /// What trips a closed breaker.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -20,7 +20,8 @@ use super::permit::{offset, NO_START};
 use super::window::SlidingWindow;
 use super::{machine, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker};
 use crate::clock::Clock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::sync::AtomicU64;
+use core::sync::atomic::Ordering;
 
 /// Which closed-state success path a breaker takes, fixed when it is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,10 @@ use super::permit::{offset, NO_START};
 use super::window::{Totals, Window};
 use super::{bump, BreakerOpen, BreakerPermit, BreakerState, CircuitBreaker, StateChange};
 use crate::clock::Clock;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::time::Instant;
+use crate::prelude::*;
+use crate::sync::AtomicU64;
+use crate::time::Instant;
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 const CLOSED: u64 = 0;
 const OPEN: u64 = 1;
@@ -65,7 +67,7 @@ impl CircuitBreaker {
             Trip::Rate { window, .. } => Some(Window::new(window)),
             Trip::Consecutive { .. } => None,
         };
-        let now = Instant::now();
+        let now = crate::time::origin();
         let machine = Machine {
             state: BreakerState::Closed,
             generation: 0,
@@ -84,7 +86,7 @@ impl CircuitBreaker {
             clean: AtomicBool::new(false),
             streak: AtomicU32::new(0),
             cfg,
-            machine: std::sync::Mutex::new(machine),
+            machine: crate::sync::Mutex::new(machine),
             counters: super::Counters::default(),
             hook,
         }

@@ -1,6 +1,7 @@
 //! Circuit breakers ([`CircuitBreaker`]): the shared state, the public types and the closed
 //! fast path; the state machine is in `machine`, the configuration in `config`.
 
+use crate::prelude::*;
 mod config;
 mod fast;
 mod machine;
@@ -14,9 +15,11 @@ pub use spec::BreakerSpec;
 pub use window::SlidingWindow;
 
 use crate::clock::Clock;
-use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use crate::sync::AtomicU64;
+use crate::time::Instant;
+use core::fmt;
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::time::Duration;
 
 /// A breaker's state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +60,7 @@ impl fmt::Display for BreakerOpen {
     }
 }
 
-impl std::error::Error for BreakerOpen {}
+impl core::error::Error for BreakerOpen {}
 
 /// Counts since the breaker was built (a snapshot, not read atomically as a set). Each counter
 /// is exact except `successes` while closed (on the fast path of a consecutive breaker or a
@@ -167,7 +170,7 @@ pub struct CircuitBreaker {
     /// Failures in a row while closed (consecutive breakers).
     streak: AtomicU32,
     cfg: config::Config,
-    machine: std::sync::Mutex<machine::Machine>,
+    machine: crate::sync::Mutex<machine::Machine>,
     counters: Counters,
     hook: Option<Box<dyn Fn(StateChange) + Send + Sync>>,
 }
@@ -245,10 +248,10 @@ impl CircuitBreaker {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, machine::Machine> {
+    fn lock(&self) -> crate::sync::MutexGuard<'_, machine::Machine> {
         // A panic elsewhere while holding the lock leaves the machine consistent: every update
         // under it is a few assignments.
-        self.machine.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.machine.lock()
     }
 
     fn notify(&self, change: Option<StateChange>) {

@@ -3,8 +3,8 @@
 //! read back whole, a store-forwarding stall on every call) and `Option<BreakerPermit>` takes
 //! no more room than the permit.
 
-use std::num::NonZeroU64;
-use std::time::Instant;
+use crate::time::Instant;
+use core::num::NonZeroU64;
 
 /// Leave to make one call, from [`CircuitBreaker::try_acquire`]. Report its outcome with
 /// [`on_success`](super::CircuitBreaker::on_success) or
@@ -53,7 +53,7 @@ impl BreakerPermit {
 /// `t` in nanoseconds from `origin`, negative before it, saturating at ±(2^63 − 1) ns (±292
 /// years).
 pub(super) fn offset(origin: Instant, t: Instant) -> i64 {
-    let nanos = |d: std::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    let nanos = |d: core::time::Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
     match t.checked_duration_since(origin) {
         Some(d) => nanos(d),
         None => -nanos(origin.saturating_duration_since(t)),
@@ -63,12 +63,12 @@ pub(super) fn offset(origin: Instant, t: Instant) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::{offset, BreakerPermit, NO_START};
-    use std::time::{Duration, Instant};
+    use core::time::Duration;
 
     #[test]
     fn the_permit_is_two_words_and_an_option_of_it_too() {
-        assert_eq!(std::mem::size_of::<BreakerPermit>(), 16);
-        assert_eq!(std::mem::size_of::<Option<BreakerPermit>>(), 16);
+        assert_eq!(core::mem::size_of::<BreakerPermit>(), 16);
+        assert_eq!(core::mem::size_of::<Option<BreakerPermit>>(), 16);
         let p = BreakerPermit::new((1 << 62) - 1, -5, true);
         assert_eq!((p.generation(), p.is_probe(), p.start()), ((1 << 62) - 1, true, Some(-5)));
         let q = BreakerPermit::new(0, NO_START, false);
@@ -77,7 +77,7 @@ mod tests {
 
     #[test]
     fn offsets_are_signed_nanoseconds() {
-        let o = Instant::now() + Duration::from_secs(10);
+        let o = crate::time::origin() + Duration::from_secs(10);
         assert_eq!(offset(o, o + Duration::from_millis(3)), 3_000_000);
         assert_eq!(offset(o, o - Duration::from_millis(3)), -3_000_000);
     }

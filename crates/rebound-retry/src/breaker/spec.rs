@@ -19,10 +19,11 @@ use super::config::{SlowCalls, Trip};
 use super::{CircuitBreaker, SlidingWindow};
 use crate::error::ConfigError;
 use crate::policy::{fmt_duration, Policy};
+use crate::prelude::*;
 use crate::spec::parse_duration;
-use std::fmt;
-use std::str::FromStr;
-use std::time::Duration;
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
 
 const EXPECTED: &str = "consecutive:FAILURES:OPEN or rate:THRESHOLD%:MIN_CALLS:OPEN, then optional \
      :window=CALLS|DURATION, :probes=N, :slow=DURATION@THRESHOLD%, :max-open=DURATION";

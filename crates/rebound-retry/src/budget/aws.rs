@@ -2,8 +2,9 @@
 
 use super::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use crate::sync::AtomicU64;
+use crate::time::Instant;
+use core::sync::atomic::Ordering;
 
 /// The AWS SDKs' retry quota ("standard" retry mode): a bucket of `capacity` (500 in the SDKs)
 /// that starts full; a retry costs 5, or 10 after a timeout; a call that succeeds at its first

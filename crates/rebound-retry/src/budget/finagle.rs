@@ -2,9 +2,10 @@
 
 use super::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
+use crate::sync::Mutex;
+use crate::time::Instant;
 use crate::window::Window;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use core::time::Duration;
 
 /// The largest `min_retries_per_sec`.
 const MAX_MIN_PER_SEC: f64 = 1e6;
@@ -64,7 +65,7 @@ impl FinagleBudget {
 impl RetryBudget for FinagleBudget {
     fn try_retry(&self, now: Instant, _cause: RetryCause) -> bool {
         let (percent, reserve) = (self.percent, self.reserve);
-        let mut w = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut w = self.state.lock();
         let ([requests, retries], current) = w.at(now);
         let ok = (retries + 1) as f64 <= reserve + percent * requests as f64;
         if ok {
@@ -74,6 +75,6 @@ impl RetryBudget for FinagleBudget {
     }
 
     fn on_request(&self, now: Instant) {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).at(now).1[0] += 1;
+        self.state.lock().at(now).1[0] += 1;
     }
 }

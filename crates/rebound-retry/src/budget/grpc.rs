@@ -2,8 +2,9 @@
 
 use super::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use crate::sync::AtomicU64;
+use crate::time::Instant;
+use core::sync::atomic::Ordering;
 
 /// The largest `token_ratio`: A6 caps `max_tokens` at 1000, and a success cannot add more than
 /// a full bucket.
@@ -47,8 +48,12 @@ impl GrpcBudget {
                 "token_ratio a number >= 0.001 and <= 1000",
             ));
         }
-        let max = (max_tokens * 1000.0).round() as u64;
-        Ok(GrpcBudget { tokens: AtomicU64::new(max), max, ratio: (token_ratio * 1000.0).round() as u64 })
+        let max = crate::math::round(max_tokens * 1000.0) as u64;
+        Ok(GrpcBudget {
+            tokens: AtomicU64::new(max),
+            max,
+            ratio: crate::math::round(token_ratio * 1000.0) as u64,
+        })
     }
 
     /// The tokens left.

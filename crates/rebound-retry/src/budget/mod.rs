@@ -43,8 +43,8 @@ pub use grpc::GrpcBudget;
 pub use pushback::{grpc_pushback, grpc_pushback_values, grpc_retry_on, GrpcRetryOn, Pushback};
 pub use spec::BudgetSpec;
 
-use std::fmt::Debug;
-use std::time::Instant;
+use crate::time::Instant;
+use core::fmt::Debug;
 
 /// What a retry follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

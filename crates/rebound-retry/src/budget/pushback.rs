@@ -18,7 +18,7 @@
 //! the pushback is negative.
 
 use crate::retry::Predicate;
-use std::time::Duration;
+use core::time::Duration;
 
 /// What a server's `grpc-retry-pushback-ms` says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,10 +4,11 @@
 use super::{AwsCosts, AwsQuota, FinagleBudget, GrpcBudget, RetryBudget};
 use crate::error::ConfigError;
 use crate::policy::fmt_duration;
-use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
-use std::time::Duration;
+use crate::prelude::*;
+use alloc::sync::Arc;
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
 
 const EXPECTED: &str =
     "grpc:MAX:RATIO, finagle:PERCENT:TTL:MIN_PER_SEC, aws:CAPACITY, aws-2026:CAPACITY or redis:URL:KEY:MAX:RATIO";

@@ -2,11 +2,11 @@
 //! `exponential:20ms`, `lognormal:p50=20ms,p99=120ms`; crates/rebound-sim's `service_time`).
 
 use crate::error::ConfigError;
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
 use rand::Rng;
 use rand_distr::{Distribution, Exp, LogNormal};
-use std::fmt;
-use std::str::FromStr;
-use std::time::Duration;
 
 /// The standard normal's 99th percentile (a log-normal's `σ = ln(p99 / p50) / z₀.₉₉`).
 const Z99: f64 = 2.326_347_874;
@@ -41,8 +41,8 @@ impl Latency {
             Latency::Constant(d) => return d,
             Latency::Exponential(mean) => Exp::new(1.0 / ns(mean)).map_or(0.0, |e| e.sample(rng)),
             Latency::LogNormal { p50, p99 } => {
-                let sigma = (ns(p99) / ns(p50)).ln() / Z99;
-                LogNormal::new(ns(p50).ln(), sigma).map_or(0.0, |l| l.sample(rng))
+                let sigma = crate::math::ln(ns(p99) / ns(p50)) / Z99;
+                LogNormal::new(crate::math::ln(ns(p50)), sigma).map_or(0.0, |l| l.sample(rng))
             }
         };
         Duration::from_nanos(v.clamp(0.0, ns(MAX)) as u64)
@@ -50,8 +50,7 @@ impl Latency {
 }
 
 fn duration(field: &'static str, s: &str) -> Result<Duration, ConfigError> {
-    humantime::parse_duration(s.trim())
-        .ok()
+    crate::duration::parse(s)
         .filter(|d| !d.is_zero() && *d <= MAX)
         .ok_or_else(|| ConfigError::invalid(field, s, FORMS))
 }
@@ -86,7 +85,7 @@ impl FromStr for Latency {
 
 impl fmt::Display for Latency {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let d = |d: &Duration| humantime::format_duration(*d).to_string().replace(' ', "");
+        let d = |d: &Duration| crate::duration::format(*d);
         match self {
             Latency::Constant(v) => write!(f, "constant:{}", d(v)),
             Latency::Exponential(v) => write!(f, "exponential:{}", d(v)),

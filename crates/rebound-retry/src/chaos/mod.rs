@@ -38,10 +38,11 @@ mod latency;
 pub use latency::Latency;
 
 use crate::error::ConfigError;
+use crate::sync::Mutex;
+use crate::time::Instant;
+use core::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// What to inject, in the lab's keys.
 ///
@@ -211,7 +212,7 @@ impl Chaos {
     /// call). Draws, in order: the latency, the error, the throttle.
     pub fn decide(&self, now: Instant) -> Fault {
         let c = &self.config;
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = self.state.lock();
         let since = now.saturating_duration_since(*s.start.get_or_insert(now));
         let outage = c.outage.filter(|o| o.start <= since && since < o.end).map(|o| o.kind);
         let answer = |delay, status| Fault::Answer { delay, status, retry_after: c.retry_after };
@@ -239,6 +240,7 @@ impl Chaos {
 
 #[cfg(feature = "serde")]
 mod display_fromstr {
+    use crate::prelude::*;
     use serde::{Deserialize, Deserializer};
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::Latency>, D::Error> {
@@ -247,25 +249,36 @@ mod display_fromstr {
     }
 }
 
+/// The error for a duration field that does not parse.
+#[cfg(feature = "serde")]
+fn not_a_duration(s: &str) -> alloc::string::String {
+    format!("expected a duration such as 10s, 1m30s or 250ms (see the spec's duration forms), got {s:?}")
+}
+
 #[cfg(feature = "serde")]
 mod secs {
+    use crate::prelude::*;
+    use core::time::Duration;
     use serde::{Deserialize, Deserializer};
-    use std::time::Duration;
 
     /// A duration as the lab writes it: `"10s"`, `"1m30s"`.
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        humantime::parse_duration(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+        let s = String::deserialize(d)?;
+        crate::duration::parse(&s).ok_or_else(|| serde::de::Error::custom(super::not_a_duration(&s)))
     }
 }
 
 #[cfg(feature = "serde")]
 mod opt_secs {
+    use crate::prelude::*;
+    use core::time::Duration;
     use serde::{Deserialize, Deserializer};
-    use std::time::Duration;
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
         Option::<String>::deserialize(d)?
-            .map(|s| humantime::parse_duration(&s).map_err(serde::de::Error::custom))
+            .map(|s| {
+                crate::duration::parse(&s).ok_or_else(|| serde::de::Error::custom(super::not_a_duration(&s)))
+            })
             .transpose()
     }
 }

@@ -3,9 +3,10 @@
 //! histogram and a minimum number of data points).
 
 use crate::error::ConfigError;
-use std::collections::VecDeque;
-use std::sync::Mutex;
-use std::time::Duration;
+use crate::prelude::*;
+use crate::sync::Mutex;
+use alloc::collections::VecDeque;
+use core::time::Duration;
 
 /// The last `capacity` latencies of a dependency's calls, shared (in an `Arc`) by the hedged
 /// calls to it. Every completed attempt records its latency.
@@ -29,7 +30,7 @@ impl LatencyTracker {
 
     /// Records one latency, forgetting the oldest once full.
     pub fn record(&self, latency: Duration) {
-        let mut r = self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut r = self.recent.lock();
         if r.len() == self.capacity {
             r.pop_front();
         }
@@ -38,7 +39,7 @@ impl LatencyTracker {
 
     /// Latencies recorded and still held.
     pub fn len(&self) -> usize {
-        self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+        self.recent.lock().len()
     }
 
     /// Whether nothing is recorded yet.
@@ -49,13 +50,12 @@ impl LatencyTracker {
     /// The `p`-quantile (nearest rank) of the held latencies, or `None` with fewer than
     /// `min_samples` of them or `p` outside [0, 1].
     pub fn percentile(&self, p: f64, min_samples: usize) -> Option<Duration> {
-        let mut v: Vec<Duration> =
-            self.recent.lock().unwrap_or_else(std::sync::PoisonError::into_inner).iter().copied().collect();
+        let mut v: Vec<Duration> = self.recent.lock().iter().copied().collect();
         if v.is_empty() || v.len() < min_samples || !(0.0..=1.0).contains(&p) {
             return None;
         }
         v.sort_unstable();
-        let rank = (p * v.len() as f64).ceil() as usize;
+        let rank = crate::math::ceil(p * v.len() as f64) as usize;
         Some(v[rank.saturating_sub(1).min(v.len() - 1)])
     }
 }
@@ -63,7 +63,7 @@ impl LatencyTracker {
 #[cfg(test)]
 mod tests {
     use super::LatencyTracker;
-    use std::time::Duration;
+    use core::time::Duration;
 
     #[test]
     fn nearest_rank_percentile_over_the_last_calls() {

@@ -11,8 +11,8 @@ pub use spec::{HedgeAfter, HedgeSpec};
 
 use crate::budget::RetryBudget;
 use crate::error::ConfigError;
-use std::sync::Arc;
-use std::time::Duration;
+use alloc::sync::Arc;
+use core::time::Duration;
 
 /// When the next hedge goes out.
 #[derive(Debug, Clone)]
@@ -200,7 +200,7 @@ pub struct Hedge<F, P, S, C> {
 pub fn hedge_async<F, Fut, T, E>(op: F) -> Hedge<F, AllFatal, crate::TokioSleeper, crate::TokioSleeper>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, E>>,
+    Fut: core::future::Future<Output = Result<T, E>>,
 {
     Hedge {
         op,

@@ -4,12 +4,14 @@
 use super::Hedge;
 use crate::budget::RetryCause;
 use crate::clock::{AsyncSleeper, Clock};
+use crate::prelude::*;
 use crate::retry::outcome::{Failure, GiveUp, Outcome, RetryError};
 use crate::retry::Predicate;
-use std::future::{poll_fn, Future};
-use std::pin::Pin;
-use std::task::Poll;
-use std::time::{Duration, Instant};
+use crate::time::Instant;
+use core::future::{poll_fn, Future};
+use core::pin::Pin;
+use core::task::Poll;
+use core::time::Duration;
 
 /// Attempts in flight: when each was sent, and its future.
 type Flight<Fut> = Vec<(Instant, Pin<Box<Fut>>)>;

@@ -5,10 +5,10 @@ use super::{HedgePolicy, LatencyTracker};
 use crate::error::ConfigError;
 use crate::policy::fmt_duration;
 use crate::spec::parse_duration;
-use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
-use std::time::Duration;
+use alloc::sync::Arc;
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
 
 const EXPECTED: &str = "DELAY:MAX (e.g. 50ms:2) or pQ:MAX (e.g. p95:2), MAX in 1 ..= 5";
 

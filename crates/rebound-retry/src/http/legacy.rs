@@ -6,7 +6,9 @@
 //! All parsers take a header value and return `None` for anything they do not understand: a
 //! malformed hint is ignored, never an error and never a panic.
 
-use std::time::{Duration, SystemTime};
+use core::time::Duration;
+#[cfg(feature = "std")]
+use std::time::SystemTime;
 
 /// The smallest `X-RateLimit-Reset` read as a Unix time: 1 000 000 000 s, 2001-09-09 01:46:40
 /// UTC.
@@ -50,6 +52,8 @@ pub fn parse_x_ratelimit_remaining(value: &str) -> Option<u64> {
 /// assert_eq!(parse_x_ratelimit_reset("42", now), Some(Duration::from_secs(42))); // delta
 /// assert_eq!(parse_x_ratelimit_reset("1600000000", now), Some(Duration::ZERO)); // past
 /// ```
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn parse_x_ratelimit_reset(value: &str, now: SystemTime) -> Option<Duration> {
     let n = digits(value)?;
     if n < EPOCH_THRESHOLD_SECS {
@@ -80,13 +84,16 @@ pub fn parse_x_amz_retry_after(value: &str) -> Option<Duration> {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "std")]
     const NOW: u64 = 1_763_900_000; // 2025-11-23
 
+    #[cfg(feature = "std")]
     fn now() -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(NOW)
     }
 
     #[test]
+    #[cfg(feature = "std")]
     fn reset_epoch_or_delta_at_the_threshold() {
         let s = |v: &str| parse_x_ratelimit_reset(v, now());
         assert_eq!(s("0"), Some(Duration::ZERO));

@@ -53,9 +53,10 @@ mod throttling;
 
 /// `grpc-retry-pushback-ms` (gRFC A6), defined beside the gRPC retry budget.
 pub use crate::budget::{grpc_pushback, Pushback};
-pub use legacy::{
-    parse_x_amz_retry_after, parse_x_ratelimit_remaining, parse_x_ratelimit_reset, EPOCH_THRESHOLD_SECS,
-};
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub use legacy::parse_x_ratelimit_reset;
+pub use legacy::{parse_x_amz_retry_after, parse_x_ratelimit_remaining, EPOCH_THRESHOLD_SECS};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use pacer::{PaceAboveCeiling, Pacer, MAX_LANES};

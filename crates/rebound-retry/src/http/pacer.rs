@@ -1,10 +1,12 @@
 //! [`Pacer`]: spaces requests by the server's `RateLimit`, before the quota runs out.
 
 use super::signals::ServerSignals;
+use crate::prelude::*;
 use crate::retry::DEFAULT_HINT_CEILING;
+use crate::sync::Mutex;
+use crate::time::Instant;
+use core::time::Duration;
 use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// The most lanes a pacer keeps (hosts × policies × partition keys); past it, lanes whose window
 /// has ended are dropped, and a new lane is not added while none has.
@@ -20,8 +22,8 @@ pub struct PaceAboveCeiling {
     pub ceiling: Duration,
 }
 
-impl std::fmt::Display for PaceAboveCeiling {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl core::fmt::Display for PaceAboveCeiling {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(
             f,
             "the server's RateLimit asks to wait {:?}, above the ceiling of {:?}",
@@ -30,7 +32,7 @@ impl std::fmt::Display for PaceAboveCeiling {
     }
 }
 
-impl std::error::Error for PaceAboveCeiling {}
+impl core::error::Error for PaceAboveCeiling {}
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct LaneKey {
@@ -124,8 +126,8 @@ impl Pacer {
         self
     }
 
-    fn lanes(&self) -> std::sync::MutexGuard<'_, HashMap<LaneKey, Lane>> {
-        self.lanes.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lanes(&self) -> crate::sync::MutexGuard<'_, HashMap<LaneKey, Lane>> {
+        self.lanes.lock()
     }
 
     /// Learns from a response of `host` (e.g. `api.example:443`) received at `now`: each

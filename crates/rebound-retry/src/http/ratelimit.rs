@@ -18,8 +18,9 @@
 //! parameters are ignored, and the values are hints. When a response also carries `Retry-After`,
 //! `Retry-After` wins ([`ServerSignals::wait_hint`](super::ServerSignals::wait_hint)).
 
+use crate::prelude::*;
+use core::time::Duration;
 use sfv::{BareItem, Item, List, ListEntry, Parameters, Parser};
-use std::time::Duration;
 
 /// One Item of a `RateLimit` field: what is left of a quota now.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,6 +4,7 @@ use super::legacy::{parse_x_amz_retry_after, parse_x_ratelimit_remaining, parse_
 use super::ratelimit::{parse_ratelimit, parse_ratelimit_policy, RateLimit, RateLimitPolicy};
 use super::retry_after::parse_retry_after;
 use crate::budget::{grpc_pushback, Pushback};
+use crate::prelude::*;
 use std::time::{Duration, SystemTime};
 
 /// The header names [`ServerSignals::from_headers`] reads, lower case.

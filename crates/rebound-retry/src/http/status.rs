@@ -1,8 +1,8 @@
 //! Which responses are worth a retry: retryable statuses and idempotent methods.
 
 use crate::error::ConfigError;
-use std::fmt;
-use std::str::FromStr;
+use core::fmt;
+use core::str::FromStr;
 
 /// A set of HTTP status codes (100–999) worth retrying.
 ///

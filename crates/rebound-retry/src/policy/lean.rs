@@ -11,8 +11,8 @@
 use super::state::Cursor;
 use super::Policy;
 use crate::jitter::Jitter;
+use core::time::Duration;
 use rand::RngCore;
-use std::time::Duration;
 
 /// The delay sequence of one operation under a policy held elsewhere, without the last
 /// delivered delay: a [`BackoffState`](crate::BackoffState) for owners of millions of states.
@@ -109,12 +109,12 @@ impl<R> LeanBackoffState<R> {
 #[cfg(test)]
 mod tests {
     use crate::{Jitter, Policy};
+    use core::time::Duration;
     use rand::{rngs::SmallRng, SeedableRng};
-    use std::time::Duration;
 
     #[test]
     fn a_lean_state_with_a_u32_is_16_bytes() {
-        assert_eq!(std::mem::size_of::<super::LeanBackoffState<u32>>(), 16);
+        assert_eq!(core::mem::size_of::<super::LeanBackoffState<u32>>(), 16);
     }
 
     /// Under every jitter but decorrelated, and every schedule, a lean state yields what a

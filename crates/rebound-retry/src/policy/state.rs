@@ -20,9 +20,9 @@
 
 use super::{Draw, Policy};
 use crate::jitter::{nanos_to_u64, unit};
+use core::time::Duration;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
-use std::time::Duration;
 
 /// The delay sequence of one operation, driven by a policy held elsewhere.
 ///
@@ -310,8 +310,8 @@ mod tests {
                     } else {
                         let got = state.next_delay_nanos_with(&policy, &mut rng);
                         (
-                            got.map(std::time::Duration::from_nanos),
-                            backoff.next_delay_nanos().map(std::time::Duration::from_nanos),
+                            got.map(core::time::Duration::from_nanos),
+                            backoff.next_delay_nanos().map(core::time::Duration::from_nanos),
                         )
                     };
                     assert_eq!(got, want, "{spec}, round {round}, delay {n}");
@@ -328,7 +328,7 @@ mod tests {
     #[test]
     fn the_retry_count_saturates() {
         use crate::Policy;
-        let ms = std::time::Duration::from_millis;
+        let ms = core::time::Duration::from_millis;
         for (max, more) in [(Some(5_000_000_000), false), (Some(u64::MAX), false), (None, true)] {
             let b = Policy::exponential(ms(1), 2.0).cap(ms(10));
             let policy = max.map_or(b, |n| b.max_retries(n)).build().unwrap();
@@ -346,8 +346,8 @@ mod tests {
     #[test]
     fn a_state_without_rng_is_small() {
         // Issue 14: a simulator keeps one per client.
-        assert_eq!(std::mem::size_of::<super::BackoffState<()>>(), 24);
-        assert_eq!(std::mem::size_of::<super::BackoffState<u32>>(), 24);
-        assert_eq!(std::mem::size_of::<super::BackoffState<SmallRng>>(), 56);
+        assert_eq!(core::mem::size_of::<super::BackoffState<()>>(), 24);
+        assert_eq!(core::mem::size_of::<super::BackoffState<u32>>(), 24);
+        assert_eq!(core::mem::size_of::<super::BackoffState<SmallRng>>(), 56);
     }
 }

@@ -7,7 +7,7 @@ use super::outcome::{Failure, Outcome, RetryError};
 use super::{Blocking, Last, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{Clock, Sleeper};
-use std::time::Duration;
+use core::time::Duration;
 
 impl<B, F, P, H, N, S, C, M, X, T, E> Retry<Blocking, B, F, P, H, N, S, C, M, X>
 where

@@ -4,10 +4,11 @@ use super::hooks::Predicate;
 use super::operation::{IfOk, Operation};
 use super::Retry;
 use crate::budget::RetryBudget;
+use crate::prelude::*;
 use crate::throttle::Throttle;
-use std::marker::PhantomData;
-use std::sync::Arc;
-use std::time::Duration;
+use alloc::sync::Arc;
+use core::marker::PhantomData;
+use core::time::Duration;
 
 /// `self` with one hook replaced, as an executor whose type parameter for it may differ (stable
 /// Rust has no struct update between types): `with_field!(self, when: when)`.

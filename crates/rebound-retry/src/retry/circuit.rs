@@ -6,8 +6,9 @@ use super::outcome::GiveUp;
 use super::{Retry, Run};
 use crate::breaker::CircuitBreaker;
 use crate::clock::Clock;
-use std::sync::Arc;
-use std::time::Duration;
+use crate::prelude::*;
+use alloc::sync::Arc;
+use core::time::Duration;
 
 impl<K, B, F, P, H, N, S, C, M, X> Retry<K, B, F, P, H, N, S, C, M, X> {
     /// Asks a shared [`CircuitBreaker`] before every attempt and reports each outcome to it

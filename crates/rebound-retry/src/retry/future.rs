@@ -1,4 +1,5 @@
-//! The async executor's loop (tokio).
+//! The async executor's loop: on tokio ([`retry_async`](crate::retry_async)) or on any
+//! [`AsyncSleeper`] ([`retry_async_on`](crate::retry_async_on), in a browser or without std).
 
 use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
@@ -9,16 +10,18 @@ use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
 #[cfg(feature = "http")]
 use crate::http::Pacer;
-use std::future::Future;
 #[cfg(feature = "http")]
-use std::sync::Arc;
-use std::time::Duration;
+use crate::prelude::*;
+#[cfg(feature = "http")]
+use alloc::sync::Arc;
+use core::future::Future;
+use core::time::Duration;
 
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     /// Bounds each attempt: one that has not finished after `d` is dropped (cancelled) and
     /// counts as a [`Failure::TimedOut`]. With an overall deadline, an attempt is also cut at
-    /// the deadline.
+    /// the deadline. With feature `tokio` the bound is timed by tokio's timer (as before the
+    /// executor ran without tokio); without it, by the executor's own sleeper.
     pub fn attempt_timeout(mut self, d: Duration) -> Self {
         self.settings.attempt_timeout = Some(d);
         self
@@ -45,7 +48,6 @@ impl<B, F, P, H, N, S, C, M, X> Retry<Async, B, F, P, H, N, S, C, M, X> {
     }
 }
 
-#[cfg_attr(docsrs, doc(cfg(feature = "tokio")))]
 impl<B, F, Fut, P, H, N, S, C, M, X, T, E> Retry<Async, B, F, P, H, N, S, C, M, X>
 where
     B: Backoff,
@@ -114,7 +116,10 @@ where
                 let limit = self.attempt_limit(&run);
                 let result = match limit {
                     None => Ok(self.op.attempt().await),
+                    #[cfg(feature = "tokio")]
                     Some(limit) => tokio::time::timeout(limit, self.op.attempt()).await.map_err(|_| limit),
+                    #[cfg(not(feature = "tokio"))]
+                    Some(limit) => race(self.op.attempt(), self.sleeper.sleep(limit)).await.ok_or(limit),
                 };
                 let failure = match result {
                     Ok(Ok(value)) if self.op.retry_value(&value) => match self.after_value(&mut run) {
@@ -193,5 +198,43 @@ where
     #[inline]
     fn pacing(&mut self, _: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
         Ok(None)
+    }
+}
+
+/// `attempt` unless `deadline` completes first (`None` then; `attempt` is dropped). Both are
+/// pinned on the stack: no allocation.
+#[cfg(any(test, not(feature = "tokio")))]
+async fn race<A: Future, D: Future<Output = ()>>(attempt: A, deadline: D) -> Option<A::Output> {
+    use core::task::Poll;
+    let mut attempt = core::pin::pin!(attempt);
+    let mut deadline = core::pin::pin!(deadline);
+    core::future::poll_fn(|cx| {
+        if let Poll::Ready(v) = attempt.as_mut().poll(cx) {
+            return Poll::Ready(Some(v));
+        }
+        deadline.as_mut().poll(cx).map(|()| None)
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::race;
+    use core::future::{pending, ready};
+
+    fn block_on<T>(f: impl core::future::Future<Output = T>) -> T {
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+    }
+
+    #[test]
+    fn an_attempt_that_finishes_first_wins() {
+        assert_eq!(block_on(race(ready(7), pending())), Some(7));
+        // Both ready: the attempt's answer is not thrown away.
+        assert_eq!(block_on(race(ready(7), ready(()))), Some(7));
+    }
+
+    #[test]
+    fn a_deadline_that_fires_first_drops_the_attempt() {
+        assert_eq!(block_on(race(pending::<u8>(), ready(()))), None);
     }
 }

@@ -2,7 +2,7 @@
 
 use super::outcome::RetryEvent;
 use crate::budget::RetryCause;
-use std::time::Duration;
+use core::time::Duration;
 
 /// Decides whether an error is transient (retry) or permanent (return at once).
 /// Implemented by closures `FnMut(&E) -> bool`.

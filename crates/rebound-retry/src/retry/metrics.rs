@@ -3,9 +3,10 @@
 //! events to `metrics`, `prometheus` or `opentelemetry`.
 
 use super::outcome::GiveUp;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use crate::sync::AtomicU64;
+use alloc::sync::Arc;
+use core::sync::atomic::Ordering;
+use core::time::Duration;
 
 /// Receives the events of retried operations. Every method has an empty default.
 pub trait Metrics {

@@ -1,7 +1,7 @@
 //! What an executor returns: the value with its [`Outcome`] report, or a [`RetryError`].
 
-use std::fmt;
-use std::time::Duration;
+use core::fmt;
+use core::time::Duration;
 
 /// How one attempt failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +156,7 @@ impl<E: fmt::Display> fmt::Display for RetryError<E> {
 /// message already ends with the last error's, so `source()` is `None` (the Rust API
 /// guidelines: an error either shows its cause or returns it as its source, not both); the
 /// error itself is [`error()`](RetryError::error) / [`into_inner()`](RetryError::into_inner).
-impl<E: fmt::Debug + fmt::Display> std::error::Error for RetryError<E> {}
+impl<E: fmt::Debug + fmt::Display> core::error::Error for RetryError<E> {}
 
 /// A successful result with its report.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -44,9 +44,10 @@ pub use spec::RetryBreakerSpec;
 
 use crate::budget::{RetryBudget, RetryCause};
 use crate::error::ConfigError;
+use crate::sync::{Mutex, MutexGuard};
+use crate::time::Instant;
 use crate::window::Window as Seconds;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use core::time::Duration;
 use window::{Outcomes, Ring, MAX_ATTEMPTS, MAX_SECS};
 
 /// What a [`RetryBreaker`] looks back over.
@@ -201,8 +202,8 @@ impl RetryBreaker {
         self.window
     }
 
-    fn outcomes(&self) -> std::sync::MutexGuard<'_, Outcomes> {
-        self.outcomes.lock().unwrap_or_else(|e| e.into_inner())
+    fn outcomes(&self) -> MutexGuard<'_, Outcomes> {
+        self.outcomes.lock()
     }
 
     /// Records an attempt's outcome at `now` (first attempts and retries alike).

@@ -3,9 +3,9 @@
 use super::{RetryBreaker, RetryBreakerWindow};
 use crate::error::ConfigError;
 use crate::policy::{fmt_duration, fmt_number};
-use std::fmt;
-use std::str::FromStr;
-use std::time::Duration;
+use core::fmt;
+use core::str::FromStr;
+use core::time::Duration;
 
 const EXPECTED: &str = "PCT%[:window=N|DURATION][:min=N] with PCT in [0, 100), window N attempts in 1..=100000 or DURATION whole seconds in [1s, 1h], min N attempts in 1..=100000, such as 10% or 10%:window=100";
 
@@ -85,8 +85,8 @@ fn window(value: &str) -> Result<RetryBreakerWindow, ConfigError> {
         let n = value.parse::<u32>().map_err(|_| ConfigError::invalid("retry-breaker", value, EXPECTED))?;
         return Ok(RetryBreakerWindow::Attempts(n));
     }
-    let d: Duration = humantime::parse_duration(value)
-        .map_err(|_| ConfigError::invalid("retry-breaker", value, EXPECTED))?;
+    let d: Duration = crate::duration::parse(value)
+        .ok_or_else(|| ConfigError::invalid("retry-breaker", value, EXPECTED))?;
     Ok(RetryBreakerWindow::Duration(d))
 }
 

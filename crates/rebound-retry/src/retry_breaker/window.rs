@@ -1,8 +1,9 @@
 //! The retry breaker's windows: the last N attempts (a ring of bits), or the attempts of the
 //! last whole seconds (per-second counters, [`crate::window::Window`]).
 
+use crate::prelude::*;
+use crate::time::Instant;
 use crate::window::Window;
-use std::time::Instant;
 
 /// The largest count window, in attempts: 100 000 bits are 12.5 KiB.
 pub(super) const MAX_ATTEMPTS: u32 = 100_000;

@@ -1,8 +1,9 @@
 //! The AWS SDKs' adaptive retry mode: a client-side token bucket paced by CUBIC.
 
 use super::{Admission, Throttle};
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use crate::sync::Mutex;
+use crate::time::Instant;
+use core::time::Duration;
 
 /// CUBIC's multiplicative decrease, β (botocore `retries/throttling.py`
 /// `CubicCalculator._BETA`; smithy-rs `client_rate_limiter.rs` `BETA`; aws-sdk-go-v2
@@ -114,23 +115,23 @@ impl CubicThrottle {
 
     /// The token bucket's refill rate, in sends per second, and whether the bucket is on.
     pub fn rate(&self) -> (f64, bool) {
-        let c = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let c = self.state.lock();
         (c.fill_rate, c.enabled)
     }
 
     /// The tokens in the bucket now (negative while sends are reserved ahead), without
     /// refilling it: the fill as of the last response or admission.
     pub fn capacity(&self) -> f64 {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).capacity
+        self.state.lock().capacity
     }
 
     /// The smoothed measured send rate, per second.
     pub fn measured_rate(&self) -> f64 {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).measured_rate
+        self.state.lock().measured_rate
     }
 
     fn with<R>(&self, now: Instant, f: impl FnOnce(&mut Cubic, f64) -> R) -> R {
-        let mut c = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut c = self.state.lock();
         let origin = *c.origin.get_or_insert(now);
         let t = now.saturating_duration_since(origin).as_secs_f64();
         f(&mut c, t)
@@ -146,7 +147,7 @@ impl Cubic {
     }
 
     fn measure(&mut self, t: f64) {
-        let bucket = (t / TIME_BUCKET).floor() * TIME_BUCKET;
+        let bucket = crate::math::floor(t / TIME_BUCKET) * TIME_BUCKET;
         self.requests_in_bucket += 1.0;
         if bucket > self.last_bucket {
             let current = self.requests_in_bucket / (bucket - self.last_bucket);
@@ -188,13 +189,13 @@ impl Throttle for CubicThrottle {
             c.measure(t);
             let rate = if overloaded {
                 c.w_max = if c.enabled { c.measured_rate.min(c.fill_rate) } else { c.measured_rate };
-                c.k = (c.w_max * (1.0 - BETA) / SCALE).cbrt();
+                c.k = crate::math::cbrt(c.w_max * (1.0 - BETA) / SCALE);
                 c.last_throttle = t;
                 c.enabled = true;
                 c.w_max * BETA
             } else {
-                c.k = (c.w_max * (1.0 - BETA) / SCALE).cbrt();
-                SCALE * (t - c.last_throttle - c.k).powi(3) + c.w_max
+                c.k = crate::math::cbrt(c.w_max * (1.0 - BETA) / SCALE);
+                SCALE * crate::math::powi(t - c.last_throttle - c.k, 3) + c.w_max
             };
             c.set_rate(t, rate.min(2.0 * c.measured_rate));
         })

@@ -37,8 +37,9 @@ pub use cubic::CubicThrottle;
 pub use spec::ThrottleSpec;
 pub use sre::SreThrottle;
 
-use std::fmt::Debug;
-use std::time::{Duration, Instant};
+use crate::time::Instant;
+use core::fmt::Debug;
+use core::time::Duration;
 
 /// What a throttle says about a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

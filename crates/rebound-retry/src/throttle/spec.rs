@@ -2,9 +2,9 @@
 
 use super::{CubicThrottle, SreThrottle, Throttle};
 use crate::error::ConfigError;
-use std::fmt;
-use std::str::FromStr;
-use std::sync::Arc;
+use alloc::sync::Arc;
+use core::fmt;
+use core::str::FromStr;
 
 /// A client-side throttle's configuration, as written in a spec.
 #[derive(Debug, Clone, Copy, PartialEq)]

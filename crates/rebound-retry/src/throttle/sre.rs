@@ -2,11 +2,11 @@
 
 use super::{Admission, Throttle};
 use crate::error::ConfigError;
+use crate::sync::Mutex;
+use crate::time::Instant;
 use crate::window::Window;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use std::sync::Mutex;
-use std::time::Instant;
 
 /// Client-side adaptive throttling (Google SRE book, "Handling Overload"): over the last two
 /// minutes the client counts `requests` (every request it wanted to send, rejected ones
@@ -62,8 +62,8 @@ impl SreThrottle {
         probability(requests, accepts, self.k)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> crate::sync::MutexGuard<'_, State> {
+        self.state.lock()
     }
 }
 
