@@ -10,6 +10,9 @@
 //!   request retried by [`rebound_retry::retry_async`] under a policy; per-second series.
 //! - [`experiment`]: the whole S5 run unattended — serve, load, `SIGSTOP`, `SIGCONT` — and the
 //!   verdict whether the OK rate came back.
+//! - [`twin`]: any `[[service]]` scenario as real processes (`rebound serve --scenario`), its
+//!   outage done to them, their metrics scraped, and the run read back as the simulator's
+//!   report, beside the simulator's own.
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, missing_debug_implementations)]
@@ -20,6 +23,7 @@ pub mod limit;
 pub mod load;
 pub mod metrics;
 pub mod server;
+pub mod twin;
 pub mod workers;
 
 pub use error::LiveError;

@@ -6,6 +6,10 @@
 //! second, as S5's client does. `Retry-After` on 429/503 is honoured through the executor's
 //! hint (capped at [`rebound_retry::DEFAULT_HINT_CEILING`]).
 //!
+//! Every attempt carries `x-rebound-attempt: K` ([`ATTEMPT_HEADER`]; 1 for the first, 2.. for
+//! retries), so a server can tell first attempts from retries (the live twin's services count
+//! them apart).
+//!
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
 
@@ -37,6 +41,9 @@ pub const LIVE_MAX_DURATION: Duration = Duration::from_secs(86_400);
 /// and fails as an error ([`LoadReport::last_error`] says why), retried like a transport
 /// error. S5's server answers with a few bytes.
 pub const MAX_BODY: u64 = 1 << 20;
+
+/// The header every attempt carries: its number, 1 for the first attempt, 2.. for retries.
+pub const ATTEMPT_HEADER: &str = "x-rebound-attempt";
 
 /// A load run's parameters.
 #[derive(Debug, Clone)]
@@ -108,6 +115,7 @@ struct Ctx {
     gave_up: AtomicU64,
     cut: AtomicU64,
     malformed: AtomicU64,
+    waited_ns: AtomicU64,
     last_error: Mutex<Option<String>>,
 }
 
@@ -151,6 +159,7 @@ pub async fn run(
         gave_up: AtomicU64::new(0),
         cut: AtomicU64::new(0),
         malformed: AtomicU64::new(0),
+        waited_ns: AtomicU64::new(0),
         last_error: Mutex::default(),
         config,
     });
@@ -212,23 +221,28 @@ async fn client_loop(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
 async fn request(ctx: &Ctx, seed: u64) {
     let started = Instant::now();
     let statuses = RetryableStatuses::default();
-    let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || attempt(ctx))
-        .when(|e: &AttemptError| match e {
-            AttemptError::Status(code, _) => statuses.contains(*code),
-            AttemptError::Transport => true,
-        })
-        .hint(|e: &AttemptError| match e {
-            AttemptError::Status(_, hint) => *hint,
-            AttemptError::Transport => None,
-        })
-        .attempt_timeout(ctx.config.timeout)
-        .notify(|ev: &RetryEvent<'_, AttemptError>| {
-            let timed_out = matches!(ev.failure, Failure::TimedOut(_));
-            ctx.count(|s| {
-                s.retries += 1;
-                s.timedout += u64::from(timed_out);
-            });
+    let number = AtomicU64::new(0);
+    let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || {
+        attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1))
+    })
+    .when(|e: &AttemptError| match e {
+        AttemptError::Status(code, _) => statuses.contains(*code),
+        AttemptError::Transport => true,
+    })
+    .hint(|e: &AttemptError| match e {
+        AttemptError::Status(_, hint) => *hint,
+        AttemptError::Transport => None,
+    })
+    .attempt_timeout(ctx.config.timeout)
+    .notify(|ev: &RetryEvent<'_, AttemptError>| {
+        let timed_out = matches!(ev.failure, Failure::TimedOut(_));
+        let ns = u64::try_from(ev.delay.as_nanos()).unwrap_or(u64::MAX);
+        let _ = ctx.waited_ns.fetch_update(Relaxed, Relaxed, |w| Some(w.saturating_add(ns)));
+        ctx.count(|s| {
+            s.retries += 1;
+            s.timedout += u64::from(timed_out);
         });
+    });
     if let Some(b) = &ctx.config.budget {
         executor = executor.budget(b.clone());
     }
@@ -257,11 +271,11 @@ impl Drop for InFlight<'_> {
     }
 }
 
-async fn attempt(ctx: &Ctx) -> Result<(), AttemptError> {
+async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
-    let resp = match ctx.client.get(&ctx.config.url).send().await {
+    let resp = match ctx.client.get(&ctx.config.url).header(ATTEMPT_HEADER, number).send().await {
         Ok(resp) => resp,
         Err(e) => {
             ctx.count(|s| s.errors += 1);
@@ -325,6 +339,7 @@ fn report(ctx: &Ctx) -> LoadReport {
         gave_up: ctx.gave_up.load(Relaxed),
         cut: ctx.cut.load(Relaxed),
         malformed_retry_after: ctx.malformed.load(Relaxed),
+        wait_s: ctx.waited_ns.load(Relaxed) as f64 / 1e9,
         attempts_per_success: if ok == 0 { 0.0 } else { attempts as f64 / ok as f64 },
         latency_ms: Percentiles::of(&mut latencies),
         duration: ctx.start.elapsed(),
