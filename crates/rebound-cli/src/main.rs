@@ -22,6 +22,7 @@ mod stack;
 mod storm;
 mod sweep;
 mod table;
+mod twin;
 mod usage;
 mod verdicts;
 

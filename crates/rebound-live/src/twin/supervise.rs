@@ -124,7 +124,7 @@ fn write_scenario(s: &Scenario) -> Result<TempScenario, LiveError> {
 ///
 /// # Errors
 /// [`check`]'s; [`processes::start`]'s; [`LiveError::ChildDied`] if a process exits during
-/// the run; the outage's and the load's errors; [`LiveError::Invalid`] if the run outlasts
+/// the run; the outage's and the load's errors; [`LiveError::Io`] if the run outlasts
 /// `duration` + [`MARGIN`].
 pub async fn run(
     config: TwinConfig,
