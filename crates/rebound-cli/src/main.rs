@@ -16,6 +16,7 @@ mod plot;
 mod progress;
 mod schedule;
 mod serve;
+mod serve_stack;
 mod shard;
 mod spec_help;
 mod stack;
