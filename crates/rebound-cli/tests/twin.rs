@@ -200,3 +200,41 @@ fn a_service_killed_mid_run_ends_the_experiment_and_the_rest_are_reaped() {
         }
     }
 }
+
+#[test]
+fn ctrl_c_during_a_paused_outage_reaps_every_process() {
+    // three-tier-live with db paused (SIGSTOP) instead of hard-down.
+    let text = std::fs::read_to_string(scenario("three-tier-live.toml"))
+        .unwrap()
+        .replace("kind = \"hard-down\"", "kind = \"pause\"");
+    let file = std::env::temp_dir().join(format!("rebound-twin-pause-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let mut cli = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json"]);
+    // db is stopped 12 s into the load: wait (bounded) for a stopped child.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let procs = loop {
+        let c = children(cli.id());
+        if c.iter().any(|(_, state)| *state == 'T') {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "no stopped service process within 90 s: {c:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    kill(Pid::from_raw(cli.id() as i32), Signal::SIGINT).unwrap();
+    let out = cli.finish(Duration::from_secs(20));
+    let _ = std::fs::remove_file(&file);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("reaped"), "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for (pid, _) in procs {
+        while !ended(pid) {
+            if Instant::now() > deadline {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGCONT);
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("service process {pid} outlived the experiment");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
