@@ -121,8 +121,12 @@ fn simulated(file: &str, runs: u64) -> (Vec<f64>, Vec<Vec<f64>>, Vec<String>) {
 /// spread is a few percent: the bounds hold the live run's sampling noise too).
 fn agrees(name: &str) {
     let file = scenario(name);
-    let out =
-        rebound(&["experiment", "live", "--scenario", &file, "--json"]).finish(Duration::from_secs(150));
+    let dir = std::env::temp_dir().join(format!("rebound-twin-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (plot, html) = (dir.join("twin.svg"), dir.join("twin.html"));
+    let (plot, html) = (plot.to_str().unwrap(), html.to_str().unwrap());
+    let out = rebound(&["experiment", "live", "--scenario", &file, "--json", "--plot", plot, "--html", html])
+        .finish(Duration::from_secs(150));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{name}: {stderr}");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
@@ -134,6 +138,21 @@ fn agrees(name: &str) {
     for key in ["policy", "service", "metric", "simulated", "live", "difference"] {
         assert!(rows.iter().all(|r| r.get(key).is_some()), "{name}: agreement rows lack {key}");
     }
+    // The text report (in the HTML): storm's status lines for users and every service, the
+    // summary, then simulated vs live; the plot overlays both.
+    let page = std::fs::read_to_string(html).unwrap();
+    for needle in [
+        "t=  40s  users",
+        "t=  40s  db",
+        "amplification db",
+        "simulated vs live",
+        "outage: hard-down: POST /admin/outage",
+    ] {
+        assert!(page.contains(needle), "{name}: `{needle}` missing from the HTML report");
+    }
+    let svg = std::fs::read_to_string(plot).unwrap();
+    assert!(svg.contains("db: goodput, simulated and live") && svg.contains(": live"), "{name}: plot");
+    let _ = std::fs::remove_dir_all(&dir);
     let (goodput, amp, verdicts) = simulated(&file, 30);
     let majority = verdicts.iter().filter(|v| **v == verdicts[0]).count() >= 20;
     assert!(
