@@ -153,6 +153,8 @@ enum Answer {
     Shed(ShedBy),
     Expired,
     Limited(LimitFields),
+    /// Shed with `on_full = "drop"`: counted at once, answered after [`DROP_HOLD`].
+    Dropped,
 }
 
 async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
@@ -162,27 +164,52 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
     };
     s.counters.arrival(number(ATTEMPT_HEADER).is_some_and(|k| k > 1));
     let deadline = number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000)));
-    let answer = tokio::spawn(handle(s.clone(), arrived, deadline)).await.unwrap_or(Answer::Error);
-    let (outcome, mut res) = match answer {
-        Answer::Ok => (Outcome::Ok, (StatusCode::OK, "OK\n").into_response()),
-        Answer::Error => (Outcome::Error, (StatusCode::SERVICE_UNAVAILABLE, "error\n").into_response()),
-        Answer::Expired => (Outcome::Expired, (StatusCode::SERVICE_UNAVAILABLE, "expired\n").into_response()),
-        Answer::Shed(by) => (Outcome::Shed(by), (StatusCode::SERVICE_UNAVAILABLE, "shed\n").into_response()),
-        Answer::Limited(f) => {
+    // Counted in the task: a caller that hangs up does not keep its answer from the metrics.
+    let task = tokio::spawn(async move {
+        let answer = handle(&s, arrived, deadline).await;
+        if let Some(o) = outcome(&answer) {
+            s.counters.answer(o, arrived.elapsed());
+        }
+        answer
+    });
+    let answer = task.await.unwrap_or(Answer::Error);
+    let mut res = match answer {
+        Answer::Ok => (StatusCode::OK, "OK\n").into_response(),
+        Answer::Error => (StatusCode::SERVICE_UNAVAILABLE, "error\n").into_response(),
+        Answer::Expired => (StatusCode::SERVICE_UNAVAILABLE, "expired\n").into_response(),
+        Answer::Shed(_) | Answer::Dropped => (StatusCode::SERVICE_UNAVAILABLE, "shed\n").into_response(),
+        Answer::Limited(ref f) => {
             let mut res = (StatusCode::TOO_MANY_REQUESTS, "Too many requests\n").into_response();
-            crate::server::add_fields(&mut res, &f);
-            (Outcome::Shed(ShedBy::RateLimit), res)
+            crate::server::add_fields(&mut res, f);
+            res
         }
     };
-    if let Outcome::Shed(by) = outcome {
+    let shed = match answer {
+        Answer::Shed(by) => Some(by),
+        Answer::Dropped => Some(ShedBy::QueueFull),
+        Answer::Limited(_) => Some(ShedBy::RateLimit),
+        _ => None,
+    };
+    if let Some(by) = shed {
         res.headers_mut().insert("x-rebound-shed", HeaderValue::from_static(by.label()));
     }
-    s.counters.answer(outcome, arrived.elapsed());
     res
 }
 
+/// The outcome to count at the end of a request (a dropped one was counted when shed).
+fn outcome(a: &Answer) -> Option<Outcome> {
+    Some(match a {
+        Answer::Ok => Outcome::Ok,
+        Answer::Error => Outcome::Error,
+        Answer::Expired => Outcome::Expired,
+        Answer::Shed(by) => Outcome::Shed(*by),
+        Answer::Limited(_) => Outcome::Shed(ShedBy::RateLimit),
+        Answer::Dropped => return None,
+    })
+}
+
 /// One request through the service, in its own task.
-async fn handle(s: Arc<Inner>, arrived: Instant, deadline: Option<Instant>) -> Answer {
+async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant>) -> Answer {
     if s.switch.now() == Outage::HardDown {
         return Answer::Error;
     }
@@ -192,7 +219,9 @@ async fn handle(s: Arc<Inner>, arrived: Instant, deadline: Option<Instant>) -> A
     let entry = s.gate.enter();
     if let Entry::Shed(by) = entry {
         if by == ShedBy::QueueFull && s.node.drop_when_full {
+            s.counters.answer(Outcome::Shed(by), arrived.elapsed());
             tokio::time::sleep(DROP_HOLD).await;
+            return Answer::Dropped;
         }
         return Answer::Shed(by);
     }
@@ -210,7 +239,7 @@ async fn handle(s: Arc<Inner>, arrived: Instant, deadline: Option<Instant>) -> A
         if s.node.deadline_propagation && deadline.is_some_and(|d| Instant::now() >= d) {
             return Answer::Expired;
         }
-        work(&s).await
+        work(s).await
     };
     let answer = tokio::select! {
         a = served => a,
