@@ -20,7 +20,7 @@ use rebound_sim::graph::{Codel, ConcurrencyLimiter, Node, Sampler};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
@@ -38,6 +38,8 @@ struct Inner {
     switch: Switch,
     counters: Arc<ServiceCounters>,
     calls: Vec<Call>,
+    /// Timer lateness owed, in nanoseconds (see [`wait`]).
+    owed_ns: AtomicU64,
 }
 
 /// A bound live service, not yet serving.
@@ -97,6 +99,7 @@ impl Service {
             counters,
             calls,
             node,
+            owed_ns: AtomicU64::new(0),
         };
         Ok(Service { listener, inner: Arc::new(inner) })
     }
@@ -249,13 +252,30 @@ async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant>) -> Answe
     answer
 }
 
+/// The most a timer's lateness is carried into the next service time: the timer's 1 ms tick
+/// and a scheduling delay, not a pause (SIGSTOP) that no later request should repay.
+pub const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(2);
+
+/// Waits `ns` of service time on tokio's timer, whose 1 ms tick makes every sleep late by
+/// about half a tick (+11 % on `exponential:5ms`, measured). The lateness (at most
+/// [`MAX_CARRIED_LATENESS`] per sleep) is owed by the service and taken off its next service
+/// times, so that the *mean* service time — the service's capacity — is the model's.
+async fn wait(owed: &AtomicU64, ns: u64) {
+    let credit = owed.fetch_update(Relaxed, Relaxed, |o| Some(o.saturating_sub(ns))).unwrap_or(0).min(ns);
+    let target = Duration::from_nanos(ns - credit);
+    let start = Instant::now();
+    tokio::time::sleep(target).await;
+    let late = start.elapsed().saturating_sub(target).min(MAX_CARRIED_LATENESS);
+    owed.fetch_add(u64::try_from(late.as_nanos()).unwrap_or(0), Relaxed);
+}
+
 /// The service time, the error draws, then the calls in order.
 async fn work(s: &Inner) -> Answer {
     let ns = {
         let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
         s.sampler.sample(&mut *rng, s.counters.in_flight.load(Relaxed)) * s.switch.now().slowdown()
     };
-    tokio::time::sleep(Duration::from_nanos(ns.min(1e15) as u64)).await;
+    wait(&s.owed_ns, ns.min(1e15) as u64).await;
     let failed = {
         let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
         let own = s.node.error_rate > 0.0 && rng.random::<f64>() < s.node.error_rate;
