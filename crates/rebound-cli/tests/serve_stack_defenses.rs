@@ -157,3 +157,26 @@ fn replicas_share_the_calls_round_robin() {
         assert_eq!(poll(&r.url, "rebound_service_answers_total{outcome=\"ok\"}", 2.0, T), 2.0);
     }
 }
+
+#[test]
+fn a_lossy_link_times_out_and_error_rate_fails_without_calling() {
+    let dir = TempDir::new("stack-loss");
+    let call = "policy = \"constant:base=1ms,max-retries=1\"\ntimeout = \"100ms\"\nloss = 1.0";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
+    assert_eq!(http("GET", &front.url, "/", "", T).0, 503, "every copy is lost");
+    let timedout = "rebound_call_attempts_total{to=\"db\",outcome=\"timedout\"}";
+    assert_eq!(poll(&front.url, timedout, 2.0, T), 2.0, "the attempt and its one retry");
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0);
+
+    let file = write(
+        &dir,
+        &stack("", "service_time = \"constant:1ms\"")
+            .replace("[[service.call]]", "error_rate = 1.0\n[[service.call]]"),
+    );
+    let db = serve(&file, "db", &[]);
+    let front = serve(&file, "front", &["--peer", &format!("db={}", db.url)]);
+    assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+    assert_eq!(poll(&front.url, "rebound_service_answers_total{outcome=\"error\"}", 1.0, T), 1.0);
+    assert_eq!(metric(&front.url, "rebound_call_requests_total{to=\"db\",outcome=\"ok\"}"), 0.0);
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0, "no call made");
+}
