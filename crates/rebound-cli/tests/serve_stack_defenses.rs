@@ -180,3 +180,19 @@ fn a_lossy_link_times_out_and_error_rate_fails_without_calling() {
     assert_eq!(metric(&front.url, "rebound_call_requests_total{to=\"db\",outcome=\"ok\"}"), 0.0);
     assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0, "no call made");
 }
+
+#[test]
+fn an_open_breaker_rejects_calls_before_sending() {
+    let dir = TempDir::new("stack-breaker");
+    // Opens after 3 consecutive failures, for 60 s: of 6 calls to a hard-down db, 3 are sent.
+    let call = "policy = \"constant:max-retries=0,breaker=consecutive:3:60s\"";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
+    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"hard-down"}"#, T).0, 204);
+    for _ in 0..6 {
+        assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+    }
+    let rejected = "rebound_call_attempts_total{to=\"db\",outcome=\"rejected\"}";
+    assert_eq!(poll(&front.url, rejected, 3.0, T), 3.0);
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 3.0);
+    assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"error\"}"), 3.0);
+}
