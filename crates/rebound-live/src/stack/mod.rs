@@ -55,9 +55,13 @@
 pub mod admin;
 pub mod admission;
 pub mod calls;
+mod exposition;
 pub mod metrics;
+mod request;
 mod resolve;
+mod route;
 mod serve;
 
+pub use exposition::labelled;
 pub use resolve::{Peer, StackConfig};
 pub use serve::{Service, DROP_HOLD};

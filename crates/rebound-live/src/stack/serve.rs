@@ -2,12 +2,13 @@
 //! service (see the [module docs](super) for the steps).
 
 use super::admin::{self, Outage, Switch};
-use super::admission::{Admit, Entry, Gate};
+use super::admission::Gate;
 use super::calls::{Call, ATTEMPT_HEADER, TIMEOUT_HEADER};
-use super::metrics::{Outcome, ServiceCounters, ShedBy};
+use super::metrics::{ServiceCounters, ShedBy};
+use super::request::{handle, outcome, Answer};
 use super::resolve::{self, StackConfig};
 use crate::error::LiveError;
-use crate::limit::{LimitFields, Limiter};
+use crate::limit::Limiter;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -15,12 +16,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rebound_sim::graph::{Codel, ConcurrencyLimiter, Node, Sampler};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
@@ -29,17 +30,18 @@ use tokio::net::TcpListener;
 /// first) before it is answered 503: two minutes, the latency histogram's reach.
 pub const DROP_HOLD: Duration = Duration::from_secs(120);
 
-struct Inner {
-    node: Node,
-    gate: Arc<Gate>,
-    sampler: Sampler,
-    rng: Mutex<SmallRng>,
-    limiter: Option<Limiter>,
-    switch: Switch,
-    counters: Arc<ServiceCounters>,
-    calls: Vec<Call>,
-    /// Timer lateness owed, in nanoseconds (see [`wait`]).
-    owed_ns: AtomicU64,
+/// A service's state, shared by its requests.
+pub(super) struct Inner {
+    pub(super) node: Node,
+    pub(super) gate: Arc<Gate>,
+    pub(super) sampler: Sampler,
+    pub(super) rng: Mutex<SmallRng>,
+    pub(super) limiter: Option<Limiter>,
+    pub(super) switch: Switch,
+    pub(super) counters: Arc<ServiceCounters>,
+    pub(super) calls: Vec<Call>,
+    /// Timer lateness owed, in nanoseconds (see `request.rs`'s `wait`).
+    pub(super) owed_ns: AtomicU64,
 }
 
 /// A bound live service, not yet serving.
@@ -149,17 +151,6 @@ async fn outage_end(State(s): State<Arc<Inner>>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-/// How a request ends.
-enum Answer {
-    Ok,
-    Error,
-    Shed(ShedBy),
-    Expired,
-    Limited(LimitFields),
-    /// Shed with `on_full = "drop"`: counted at once, answered after [`DROP_HOLD`].
-    Dropped,
-}
-
 async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
     let arrived = Instant::now();
     let number = |name: &str| {
@@ -197,98 +188,4 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         res.headers_mut().insert("x-rebound-shed", HeaderValue::from_static(by.label()));
     }
     res
-}
-
-/// The outcome to count at the end of a request (a dropped one was counted when shed).
-fn outcome(a: &Answer) -> Option<Outcome> {
-    Some(match a {
-        Answer::Ok => Outcome::Ok,
-        Answer::Error => Outcome::Error,
-        Answer::Expired => Outcome::Expired,
-        Answer::Shed(by) => Outcome::Shed(*by),
-        Answer::Limited(_) => Outcome::Shed(ShedBy::RateLimit),
-        Answer::Dropped => return None,
-    })
-}
-
-/// One request through the service, in its own task.
-async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant>) -> Answer {
-    if s.switch.now() == Outage::HardDown {
-        return Answer::Error;
-    }
-    if let Some(Err(refused)) = s.limiter.as_ref().map(Limiter::check) {
-        return Answer::Limited(refused);
-    }
-    let entry = s.gate.enter();
-    if let Entry::Shed(by) = entry {
-        if by == ShedBy::QueueFull && s.node.drop_when_full {
-            s.counters.answer(Outcome::Shed(by), arrived.elapsed());
-            tokio::time::sleep(DROP_HOLD).await;
-            return Answer::Dropped;
-        }
-        return Answer::Shed(by);
-    }
-    let mut down = s.switch.subscribe();
-    let served = async {
-        let _slot = match entry {
-            Entry::Serve(slot) => slot,
-            Entry::Wait(rx) => match rx.await {
-                Ok(Admit::Serve) => s.gate.slot(),
-                Ok(Admit::Shed) => return Answer::Shed(ShedBy::Codel),
-                Ok(Admit::Fail) | Err(_) => return Answer::Error,
-            },
-            Entry::Shed(by) => return Answer::Shed(by),
-        };
-        if s.node.deadline_propagation && deadline.is_some_and(|d| Instant::now() >= d) {
-            return Answer::Expired;
-        }
-        work(s).await
-    };
-    let answer = tokio::select! {
-        a = served => a,
-        _ = down.wait_for(|o| *o == Outage::HardDown) => Answer::Error,
-    };
-    s.gate.sample(arrived.elapsed(), !matches!(answer, Answer::Ok));
-    answer
-}
-
-/// The most a timer's lateness is carried into the next service time: the timer's 1 ms tick
-/// and a scheduling delay, not a pause (SIGSTOP) that no later request should repay.
-pub const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(2);
-
-/// Waits `ns` of service time on tokio's timer, whose 1 ms tick makes every sleep late by
-/// about half a tick (+11 % on `exponential:5ms`, measured). The lateness (at most
-/// [`MAX_CARRIED_LATENESS`] per sleep) is owed by the service and taken off its next service
-/// times, so that the *mean* service time — the service's capacity — is the model's.
-async fn wait(owed: &AtomicU64, ns: u64) {
-    let credit = owed.fetch_update(Relaxed, Relaxed, |o| Some(o.saturating_sub(ns))).unwrap_or(0).min(ns);
-    let target = Duration::from_nanos(ns - credit);
-    let start = Instant::now();
-    tokio::time::sleep(target).await;
-    let late = start.elapsed().saturating_sub(target).min(MAX_CARRIED_LATENESS);
-    owed.fetch_add(u64::try_from(late.as_nanos()).unwrap_or(0), Relaxed);
-}
-
-/// The service time, the error draws, then the calls in order.
-async fn work(s: &Inner) -> Answer {
-    let ns = {
-        let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
-        s.sampler.sample(&mut *rng, s.counters.in_flight.load(Relaxed)) * s.switch.now().slowdown()
-    };
-    wait(&s.owed_ns, ns.min(1e15) as u64).await;
-    let failed = {
-        let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
-        let own = s.node.error_rate > 0.0 && rng.random::<f64>() < s.node.error_rate;
-        let outage = s.switch.now().error_rate();
-        own || (outage > 0.0 && rng.random::<f64>() < outage)
-    };
-    if failed {
-        return Answer::Error;
-    }
-    for call in &s.calls {
-        if !call.run().await {
-            return Answer::Error;
-        }
-    }
-    Answer::Ok
 }
