@@ -2,7 +2,7 @@
 //! ([`rebound_retry::retry_async`]) under the call's policy — its budget, throttle and
 //! breaker shared by the process's requests (one per calling process and call, as the
 //! simulator keeps one per calling service and call), its hedges by
-//! [`rebound_retry::hedge::hedge_async`] inside each attempt — with the call's per-attempt
+//! [`rebound_retry::hedge_async`] inside each attempt — with the call's per-attempt
 //! timeout, `retry_on` and `retry_after`.
 //!
 //! Every copy sent carries `x-rebound-attempt: K` (1 for the call's first, then 2, 3, … for
