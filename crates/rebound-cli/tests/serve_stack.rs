@@ -158,3 +158,29 @@ fn the_service_exits_at_stdin_eof() {
     };
     assert!(status.success(), "{status}");
 }
+
+#[test]
+fn on_full_drop_holds_the_shed_request_unanswered_and_shutdown_is_bounded() {
+    let dir = TempDir::new("serve-stack-drop");
+    let text = scenario("constant:100ms").replace("queue = 1\n", "queue = 0\non_full = \"drop\"\n");
+    let mut db = serve(&write(&dir, &text), "db", &["--stop-on-stdin-eof"]);
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..2 {
+        let (tx, url) = (tx.clone(), db.url.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(http("GET", &url, "/", "", Duration::from_secs(2)).0);
+        });
+    }
+    let mut statuses: Vec<u16> = (0..2).map(|_| rx.recv_timeout(Duration::from_secs(30)).unwrap()).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [0, 200], "one served, one dropped: no answer within 2 s");
+    let t = Duration::from_secs(10);
+    assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"queue_full\"}", 1.0, t), 1.0);
+    // The dropped request is still held; stdin's end stops the process within its grace.
+    drop(db.stdin.take());
+    let start = Instant::now();
+    while db.child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(15), "still running 15 s after stdin closed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
