@@ -81,7 +81,7 @@ fn front_retries_a_hard_down_db_as_its_policy_says() {
 #[test]
 fn a_full_queue_sheds_under_queue_full() {
     let dir = TempDir::new("serve-stack-shed");
-    let file = write(&dir, &scenario("constant:3s"));
+    let file = write(&dir, &scenario("constant:2s"));
     let db = serve(&file, "db", &[]);
     // One worker and one queue place: of 4 requests at once, 2 are shed at once.
     let (tx, rx) = mpsc::channel();
