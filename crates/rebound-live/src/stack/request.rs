@@ -56,7 +56,12 @@ pub(super) async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant
         let _slot = match entry {
             Entry::Serve(slot) => slot,
             Entry::Wait(rx) => match rx.await {
-                Ok(Admit::Serve) => s.gate.slot(),
+                Ok(Admit::Serve(handed)) => {
+                    // The worker was free from `handed` on: its wait for this task counts as
+                    // lateness, as the timer's does.
+                    owe(&s.owed_ns, handed.elapsed());
+                    s.gate.slot()
+                }
                 Ok(Admit::Shed) => return Answer::Shed(ShedBy::Codel),
                 Ok(Admit::Fail) | Err(_) => return Answer::Error,
             },
@@ -75,21 +80,28 @@ pub(super) async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant
     answer
 }
 
-/// The most a timer's lateness is carried into the next service time: the timer's 1 ms tick
-/// and a scheduling delay, not a pause (SIGSTOP) that no later request should repay.
+/// The most lateness one event carries into later service times: the timer's 1 ms tick and a
+/// scheduling delay, not a pause (SIGSTOP) that no later request should repay.
 pub const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(2);
 
-/// Waits `ns` of service time on tokio's timer, whose 1 ms tick makes every sleep late by
-/// about half a tick (+11 % on `exponential:5ms`, measured). The lateness (at most
-/// [`MAX_CARRIED_LATENESS`] per sleep) is owed by the service and taken off its next service
-/// times, so that the *mean* service time — the service's capacity — is the model's.
+/// Adds `late` (at most [`MAX_CARRIED_LATENESS`]) to the time the service owes.
+fn owe(owed: &AtomicU64, late: Duration) {
+    let late = late.min(MAX_CARRIED_LATENESS);
+    owed.fetch_add(u64::try_from(late.as_nanos()).unwrap_or(0), Relaxed);
+}
+
+/// Waits `ns` of service time on tokio's timer. Its 1 ms tick makes every sleep late by about
+/// a tick (+11 % on `exponential:5ms`, measured), and a queued request's task starts a moment
+/// after its worker was freed; on a busy machine that moment grows. Both are owed by the
+/// service (at most [`MAX_CARRIED_LATENESS`] per event) and taken off its next service times,
+/// so that a worker's busy time per request — the service's capacity — is the model's on
+/// average.
 async fn wait(owed: &AtomicU64, ns: u64) {
     let credit = owed.fetch_update(Relaxed, Relaxed, |o| Some(o.saturating_sub(ns))).unwrap_or(0).min(ns);
     let target = Duration::from_nanos(ns - credit);
     let start = Instant::now();
     tokio::time::sleep(target).await;
-    let late = start.elapsed().saturating_sub(target).min(MAX_CARRIED_LATENESS);
-    owed.fetch_add(u64::try_from(late.as_nanos()).unwrap_or(0), Relaxed);
+    owe(owed, start.elapsed().saturating_sub(target));
 }
 
 /// The service time, the error draws, then the calls in order.
