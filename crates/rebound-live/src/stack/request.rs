@@ -84,10 +84,17 @@ pub(super) async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant
 /// scheduling delay, not a pause (SIGSTOP) that no later request should repay.
 pub const MAX_CARRIED_LATENESS: Duration = Duration::from_millis(2);
 
-/// Adds `late` (at most [`MAX_CARRIED_LATENESS`]) to the time the service owes.
+/// The most a service owes in all: past it, the machine is the bottleneck (its overheads
+/// exceed the service times to take them from), and a debt left to grow would shorten service
+/// times long after the overload that made it.
+pub const MAX_OWED: Duration = Duration::from_millis(20);
+
+/// Adds `late` (at most [`MAX_CARRIED_LATENESS`]) to the time the service owes, up to
+/// [`MAX_OWED`].
 fn owe(owed: &AtomicU64, late: Duration) {
-    let late = late.min(MAX_CARRIED_LATENESS);
-    owed.fetch_add(u64::try_from(late.as_nanos()).unwrap_or(0), Relaxed);
+    let late = u64::try_from(late.min(MAX_CARRIED_LATENESS).as_nanos()).unwrap_or(0);
+    let most = u64::try_from(MAX_OWED.as_nanos()).unwrap_or(u64::MAX);
+    let _ = owed.fetch_update(Relaxed, Relaxed, |o| Some(o.saturating_add(late).min(most)));
 }
 
 /// Waits `ns` of service time on tokio's timer. Its 1 ms tick makes every sleep late by about
@@ -99,7 +106,7 @@ fn owe(owed: &AtomicU64, late: Duration) {
 async fn wait(owed: &AtomicU64, ns: u64) {
     let credit = owed.fetch_update(Relaxed, Relaxed, |o| Some(o.saturating_sub(ns))).unwrap_or(0).min(ns);
     let target = Duration::from_nanos(ns - credit);
-    let start = Instant::now();
+    let start = tokio::time::Instant::now();
     tokio::time::sleep(target).await;
     owe(owed, start.elapsed().saturating_sub(target));
 }
@@ -126,4 +133,24 @@ async fn work(s: &Inner) -> Answer {
         }
     }
     Answer::Ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn lateness_is_repaid_from_later_service_times_and_bounded() {
+        let owed = AtomicU64::new(0);
+        owe(&owed, Duration::from_secs(30));
+        assert_eq!(owed.load(Relaxed), 2_000_000, "a pause is not owed: 2 ms at most an event");
+        for _ in 0..100 {
+            owe(&owed, Duration::from_millis(1));
+        }
+        assert_eq!(owed.load(Relaxed), 20_000_000, "20 ms owed in all at most");
+        let start = tokio::time::Instant::now();
+        wait(&owed, 5_000_000).await;
+        assert_eq!(start.elapsed(), Duration::ZERO, "5 ms repaid from the debt");
+        assert_eq!(owed.load(Relaxed), 15_000_000);
+    }
 }
