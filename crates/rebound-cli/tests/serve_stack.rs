@@ -5,15 +5,13 @@
 
 mod usage;
 
+mod stack_process;
+
 use rebound_testkit::TempDir;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use stack_process::{http, metric, poll, serve, write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usage::refused_within;
-
-const BIN: &str = env!("CARGO_BIN_EXE_rebound");
 
 /// front calls db with 3 retries 20 ms apart (4 attempts per call); db has 1 worker and a
 /// queue of 1, serving in `DB_TIME`.
@@ -43,88 +41,6 @@ queue = 1
 service_time = "{db_time}"
 "#
     )
-}
-
-/// A service process, killed when dropped.
-struct Proc {
-    child: Child,
-    url: String,
-    _stdin: Option<ChildStdin>,
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `rebound serve --scenario FILE --service NAME ARGS` and reads its one line.
-fn serve(file: &std::path::Path, name: &str, args: &[&str]) -> Proc {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--scenario", file.to_str().unwrap(), "--service", name, "--listen", "127.0.0.1:0"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starting rebound serve");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(Duration::from_secs(20)).expect("the listening line within 20 s");
-    let url = line.trim().strip_prefix("listening on ").expect("`listening on URL`").to_string();
-    assert!(url.starts_with("http://127.0.0.1:"), "{line}");
-    let stdin = child.stdin.take();
-    Proc { child, url, _stdin: stdin }
-}
-
-/// One HTTP/1.1 exchange: (status, head, body). `Connection: close`; bounded by `limit`.
-fn http(method: &str, url: &str, path: &str, body: &str, limit: Duration) -> (u16, String, String) {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut s = TcpStream::connect(addr).expect("connecting");
-    s.set_read_timeout(Some(limit)).unwrap();
-    let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
-    let mut text = String::new();
-    let _ = s.read_to_string(&mut text);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (status, head.to_ascii_lowercase(), body.to_string())
-}
-
-/// The sample `series` of `url`'s `/metrics`.
-fn metric(url: &str, series: &str) -> f64 {
-    let (_, _, text) = http("GET", url, "/metrics", "", Duration::from_secs(5));
-    text.lines()
-        .find_map(|l| l.strip_prefix(series).and_then(|v| v.strip_prefix(' ')))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("{series} missing from:\n{text}"))
-}
-
-/// Polls `series` until it equals `want`, for at most `limit`; returns the last value.
-fn poll(url: &str, series: &str, want: f64, limit: Duration) -> f64 {
-    let start = Instant::now();
-    loop {
-        let v = metric(url, series);
-        if v == want || start.elapsed() > limit {
-            return v;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn write(dir: &TempDir, text: &str) -> std::path::PathBuf {
-    let path = dir.0.join("stack.toml");
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 #[test]
@@ -165,7 +81,7 @@ fn front_retries_a_hard_down_db_as_its_policy_says() {
 #[test]
 fn a_full_queue_sheds_under_queue_full() {
     let dir = TempDir::new("serve-stack-shed");
-    let file = write(&dir, &scenario("constant:3s"));
+    let file = write(&dir, &scenario("constant:2s"));
     let db = serve(&file, "db", &[]);
     // One worker and one queue place: of 4 requests at once, 2 are shed at once.
     let (tx, rx) = mpsc::channel();
@@ -231,7 +147,7 @@ fn the_service_exits_at_stdin_eof() {
     let file = write(&dir, &scenario("constant:1ms"));
     let mut db = serve(&file, "db", &["--stop-on-stdin-eof"]);
     assert_eq!(http("GET", &db.url, "/", "", Duration::from_secs(10)).0, 200);
-    drop(db._stdin.take());
+    drop(db.stdin.take());
     let start = Instant::now();
     let status = loop {
         if let Some(s) = db.child.try_wait().unwrap() {
@@ -241,4 +157,30 @@ fn the_service_exits_at_stdin_eof() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert!(status.success(), "{status}");
+}
+
+#[test]
+fn on_full_drop_holds_the_shed_request_unanswered_and_shutdown_is_bounded() {
+    let dir = TempDir::new("serve-stack-drop");
+    let text = scenario("constant:100ms").replace("queue = 1\n", "queue = 0\non_full = \"drop\"\n");
+    let mut db = serve(&write(&dir, &text), "db", &["--stop-on-stdin-eof"]);
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..2 {
+        let (tx, url) = (tx.clone(), db.url.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(http("GET", &url, "/", "", Duration::from_secs(2)).0);
+        });
+    }
+    let mut statuses: Vec<u16> = (0..2).map(|_| rx.recv_timeout(Duration::from_secs(30)).unwrap()).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [0, 200], "one served, one dropped: no answer within 2 s");
+    let t = Duration::from_secs(10);
+    assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"queue_full\"}", 1.0, t), 1.0);
+    // The dropped request is still held; stdin's end stops the process within its grace.
+    drop(db.stdin.take());
+    let start = Instant::now();
+    while db.child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(15), "still running 15 s after stdin closed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

@@ -20,8 +20,8 @@ use tokio::sync::oneshot;
 /// What a queued request is told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Admit {
-    /// A worker took it (the worker's [`Slot`] is the receiver's to make).
-    Serve,
+    /// A worker took it at this instant (the worker's [`Slot`] is the receiver's to make).
+    Serve(Instant),
     /// CoDel dropped it at dequeue.
     Shed,
     /// A hard-down outage failed it in the queue.
@@ -161,7 +161,7 @@ impl Gate {
         loop {
             match self.next(s, now) {
                 Some(w) => {
-                    if w.tx.send(Admit::Serve).is_ok() {
+                    if w.tx.send(Admit::Serve(now)).is_ok() {
                         break;
                     }
                 }
@@ -212,7 +212,7 @@ mod tests {
         assert!(matches!(g.enter(), Entry::Shed(ShedBy::QueueFull)));
         assert_eq!(g.counters.in_flight.load(Relaxed), 3);
         drop(slot);
-        assert_eq!(b.await, Ok(Admit::Serve), "LIFO serves the newest first");
+        assert!(matches!(b.await, Ok(Admit::Serve(_))), "LIFO serves the newest first");
         assert!(a.try_recv().is_err(), "the oldest still waits");
         g.fail_queued();
         assert_eq!(a.await, Ok(Admit::Fail));

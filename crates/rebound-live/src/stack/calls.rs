@@ -2,7 +2,7 @@
 //! ([`rebound_retry::retry_async`]) under the call's policy — its budget, throttle and
 //! breaker shared by the process's requests (one per calling process and call, as the
 //! simulator keeps one per calling service and call), its hedges by
-//! [`rebound_retry::hedge::hedge_async`] inside each attempt — with the call's per-attempt
+//! [`rebound_retry::hedge_async`] inside each attempt — with the call's per-attempt
 //! timeout, `retry_on` and `retry_after`.
 //!
 //! Every copy sent carries `x-rebound-attempt: K` (1 for the call's first, then 2, 3, … for
@@ -15,7 +15,6 @@
 
 use super::metrics::{AttemptOutcome, CallCounters};
 use rand::rngs::SmallRng;
-use rand::Rng;
 use rebound_retry::budget::{RetryBudget, RetryCause};
 use rebound_retry::http::parse_retry_after;
 use rebound_retry::throttle::Throttle;
@@ -61,16 +60,16 @@ pub struct Guards {
 pub struct Call {
     /// The callee's name.
     pub to: String,
-    peers: Vec<String>,
-    outstanding: Vec<AtomicU64>,
-    balancer: Balancer,
-    turn: AtomicUsize,
+    pub(super) peers: Vec<String>,
+    pub(super) outstanding: Vec<AtomicU64>,
+    pub(super) balancer: Balancer,
+    pub(super) turn: AtomicUsize,
     guards: Guards,
     timeout: Duration,
     retry_on: RetryOn,
     retry_after: RetryAfter,
-    link: Link,
-    rng: Mutex<SmallRng>,
+    pub(super) link: Link,
+    pub(super) rng: Mutex<SmallRng>,
     seed: u64,
     calls: AtomicU64,
     client: reqwest::Client,
@@ -176,52 +175,6 @@ impl Call {
             hedged = hedged.budget(b.clone());
         }
         hedged.call().await.map_err(|e| e.into_error().unwrap_or(CallError::Transport))
-    }
-
-    fn pick(&self) -> usize {
-        let n = self.peers.len();
-        let turn = self.turn.fetch_add(1, Relaxed) % n;
-        let load = |i: usize| self.outstanding[i].load(Relaxed);
-        match self.balancer {
-            _ if n == 1 => 0,
-            Balancer::RoundRobin => turn,
-            Balancer::Random => self.rng().random_range(0..n),
-            Balancer::LeastOutstanding => {
-                (0..n).map(|k| (turn + k) % n).min_by_key(|&i| load(i)).unwrap_or(turn)
-            }
-            Balancer::PowerOfTwo => {
-                let (a, step) = {
-                    let mut r = self.rng();
-                    (r.random_range(0..n), r.random_range(1..n))
-                };
-                let b = (a + step) % n;
-                if load(b) < load(a) {
-                    b
-                } else {
-                    a
-                }
-            }
-        }
-    }
-
-    fn rng(&self) -> std::sync::MutexGuard<'_, SmallRng> {
-        self.rng.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// One way over the call's link: its delay slept, then `false` if the message was lost.
-    async fn one_way(&self) -> bool {
-        if self.link.is_plain() {
-            return true;
-        }
-        let (delay, lost) = {
-            let mut r = self.rng();
-            let delay = self.link.delay.map(|s| s.sample(&mut *r, 0));
-            (delay, r.random::<f64>() < self.link.lose)
-        };
-        if let Some(ns) = delay {
-            tokio::time::sleep(Duration::from_nanos(ns as u64)).await;
-        }
-        !lost
     }
 
     /// One copy to one replica.

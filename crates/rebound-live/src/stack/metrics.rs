@@ -1,8 +1,7 @@
 //! A service process's counters and their Prometheus text exposition: the names
 //! `LIVE-CONTRACT.md` fixes (see the [module docs](super) for the list), read by
-//! `rebound experiment live` every second.
+//! `rebound experiment live` every second; `exposition.rs` writes them out.
 
-use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -38,7 +37,8 @@ pub enum ShedBy {
 }
 
 impl ShedBy {
-    const ALL: [ShedBy; 4] = [ShedBy::QueueFull, ShedBy::Codel, ShedBy::ConcurrencyLimit, ShedBy::RateLimit];
+    pub(super) const ALL: [ShedBy; 4] =
+        [ShedBy::QueueFull, ShedBy::Codel, ShedBy::ConcurrencyLimit, ShedBy::RateLimit];
 
     /// The label value (and the `x-rebound-shed` header's).
     pub fn label(self) -> &'static str {
@@ -80,7 +80,7 @@ pub enum AttemptOutcome {
     Abandoned,
 }
 
-const ATTEMPT_OUTCOMES: [(AttemptOutcome, &str); 5] = [
+pub(super) const ATTEMPT_OUTCOMES: [(AttemptOutcome, &str); 5] = [
     (AttemptOutcome::Ok, "ok"),
     (AttemptOutcome::Error, "error"),
     (AttemptOutcome::TimedOut, "timedout"),
@@ -91,9 +91,9 @@ const ATTEMPT_OUTCOMES: [(AttemptOutcome, &str); 5] = [
 /// One callee's counters, kept by the caller.
 #[derive(Debug, Default)]
 pub struct CallCounters {
-    attempts: [AtomicU64; 5],
-    ok: AtomicU64,
-    failed: AtomicU64,
+    pub(super) attempts: [AtomicU64; 5],
+    pub(super) ok: AtomicU64,
+    pub(super) failed: AtomicU64,
 }
 
 impl CallCounters {
@@ -118,16 +118,16 @@ impl CallCounters {
 /// The service's own counters; all lock-free.
 #[derive(Debug)]
 pub struct ServiceCounters {
-    first: AtomicU64,
-    retry: AtomicU64,
-    answers: [AtomicU64; 4],
-    shed: [AtomicU64; 4],
+    pub(super) first: AtomicU64,
+    pub(super) retry: AtomicU64,
+    pub(super) answers: [AtomicU64; 4],
+    pub(super) shed: [AtomicU64; 4],
     /// Requests waiting for a worker now.
     pub queue: AtomicU64,
     /// Requests in the service now, queued or in service.
     pub in_flight: AtomicU64,
-    buckets: Vec<AtomicU64>,
-    sum_ns: AtomicU64,
+    pub(super) buckets: Vec<AtomicU64>,
+    pub(super) sum_ns: AtomicU64,
 }
 
 impl Default for ServiceCounters {
@@ -180,123 +180,5 @@ impl ServiceCounters {
             }
             Outcome::Expired => self.answers[3].load(Relaxed),
         }
-    }
-
-    /// The Prometheus text exposition of the service and its calls (`(callee, counters)`).
-    pub fn render(&self, calls: &[(&str, &CallCounters)]) -> String {
-        let mut out = String::new();
-        let head = |out: &mut String, name: &str, kind: &str, help: &str| {
-            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-        };
-        let name = "rebound_service_arrivals_total";
-        head(
-            &mut out,
-            name,
-            "counter",
-            "Attempts that reached the service, by x-rebound-attempt (1: first).",
-        );
-        let _ = writeln!(out, "{name}{{kind=\"first\"}} {}", self.first.load(Relaxed));
-        let _ = writeln!(out, "{name}{{kind=\"retry\"}} {}", self.retry.load(Relaxed));
-        let name = "rebound_service_answers_total";
-        head(&mut out, name, "counter", "Requests answered, by outcome.");
-        let shed: u64 = self.shed.iter().map(|s| s.load(Relaxed)).sum();
-        for (label, n) in [
-            ("ok", self.answers[0].load(Relaxed)),
-            ("error", self.answers[1].load(Relaxed)),
-            ("shed", shed),
-            ("expired", self.answers[3].load(Relaxed)),
-        ] {
-            let _ = writeln!(out, "{name}{{outcome=\"{label}\"}} {n}");
-        }
-        let name = "rebound_service_shed_total";
-        head(&mut out, name, "counter", "Arrivals shed, by the defense that shed them.");
-        for (by, n) in ShedBy::ALL.iter().zip(&self.shed) {
-            let _ = writeln!(out, "{name}{{by=\"{}\"}} {}", by.label(), n.load(Relaxed));
-        }
-        head(&mut out, "rebound_service_queue", "gauge", "Requests waiting for a worker.");
-        let _ = writeln!(out, "rebound_service_queue {}", self.queue.load(Relaxed));
-        head(
-            &mut out,
-            "rebound_service_in_flight",
-            "gauge",
-            "Requests in the service, queued or in service.",
-        );
-        let _ = writeln!(out, "rebound_service_in_flight {}", self.in_flight.load(Relaxed));
-        self.render_latency(&mut out);
-        let name = "rebound_call_attempts_total";
-        head(&mut out, name, "counter", "Attempts at each callee, by outcome.");
-        for (to, c) in calls {
-            for (i, (_, label)) in ATTEMPT_OUTCOMES.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "{name}{{to=\"{to}\",outcome=\"{label}\"}} {}",
-                    c.attempts[i].load(Relaxed)
-                );
-            }
-        }
-        let name = "rebound_call_requests_total";
-        head(&mut out, name, "counter", "Calls to each callee after their retries, by outcome.");
-        for (to, c) in calls {
-            let _ = writeln!(out, "{name}{{to=\"{to}\",outcome=\"ok\"}} {}", c.ok.load(Relaxed));
-            let _ = writeln!(out, "{name}{{to=\"{to}\",outcome=\"failed\"}} {}", c.failed.load(Relaxed));
-        }
-        out
-    }
-
-    fn render_latency(&self, out: &mut String) {
-        let name = "rebound_service_latency_seconds";
-        let _ = writeln!(out, "# HELP {name} Arrival to answer, sheds included.\n# TYPE {name} histogram");
-        let mut cum = 0;
-        for (b, n) in BUCKETS.iter().zip(&self.buckets) {
-            cum += n.load(Relaxed);
-            let _ = writeln!(out, "{name}_bucket{{le=\"{b:.6e}\"}} {cum}");
-        }
-        let count: u64 = self.answers.iter().map(|a| a.load(Relaxed)).sum();
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {count}");
-        let _ = writeln!(out, "{name}_sum {}", self.sum_ns.load(Relaxed) as f64 / 1e9);
-        let _ = writeln!(out, "{name}_count {count}");
-    }
-}
-
-/// The value of the sample `name{labels}` (labels as written, e.g. `kind="first"`; empty for
-/// none) in a Prometheus text exposition, if present.
-pub fn labelled(text: &str, name: &str, labels: &str) -> Option<f64> {
-    let key = if labels.is_empty() { name.to_string() } else { format!("{name}{{{labels}}}") };
-    text.lines().filter(|l| !l.starts_with('#')).find_map(|l| {
-        let (n, v) = l.rsplit_once(' ')?;
-        (n == key).then(|| v.trim().parse().ok())?
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buckets_grow_by_ten_percent_to_two_minutes() {
-        assert_eq!(BUCKETS[0], 0.000_5);
-        assert!(BUCKETS.windows(2).all(|w| (w[1] / w[0] - 1.1).abs() < 1e-9));
-        assert!(BUCKETS[BUCKETS.len() - 1] >= 120.0 && BUCKETS[BUCKETS.len() - 2] < 120.0);
-    }
-
-    #[test]
-    fn exposition_names_the_contracts_series() {
-        let c = ServiceCounters::default();
-        c.arrival(false);
-        c.arrival(true);
-        c.answer(Outcome::Ok, Duration::from_millis(3));
-        c.answer(Outcome::Shed(ShedBy::QueueFull), Duration::from_micros(100));
-        let call = CallCounters::default();
-        call.attempt(AttemptOutcome::TimedOut);
-        call.request(false);
-        let text = c.render(&[("db", &call)]);
-        let at = |n, l| labelled(&text, n, l);
-        assert_eq!(at("rebound_service_arrivals_total", "kind=\"retry\""), Some(1.0));
-        assert_eq!(at("rebound_service_answers_total", "outcome=\"shed\""), Some(1.0));
-        assert_eq!(at("rebound_service_shed_total", "by=\"queue_full\""), Some(1.0));
-        assert_eq!(at("rebound_service_latency_seconds_count", ""), Some(2.0));
-        assert_eq!(at("rebound_service_latency_seconds_bucket", "le=\"5.000000e-4\""), Some(1.0));
-        assert_eq!(at("rebound_call_attempts_total", "to=\"db\",outcome=\"timedout\""), Some(1.0));
-        assert_eq!(at("rebound_call_requests_total", "to=\"db\",outcome=\"failed\""), Some(1.0));
     }
 }

@@ -20,7 +20,9 @@
 //!    `x-rebound-timeout-ms` past) is dropped when a worker takes it: `expired`, 503.
 //! 4. Service time: the scenario's `service_time` drawn by the simulator's [`rebound_sim::graph::Sampler`] (a
 //!    seeded RNG: `--seed`, the service's index and the replica), × a capacity cut's
-//!    slowdown, waited by `tokio::time::sleep` while holding the worker.
+//!    slowdown, waited by `tokio::time::sleep` while holding the worker (the timer's lateness,
+//!    about a 1 ms tick per sleep, is taken off the service's next service times, so that
+//!    the mean — its capacity — is the model's: see `serve.rs`'s `wait`).
 //! 5. `error_rate` (and an `errors` outage's): 503 without the calls.
 //! 6. The calls in order ([`calls`]); the first that fails for good makes the answer 503.
 //!
@@ -53,9 +55,13 @@
 pub mod admin;
 pub mod admission;
 pub mod calls;
+mod exposition;
 pub mod metrics;
+mod request;
 mod resolve;
+mod route;
 mod serve;
 
+pub use exposition::labelled;
 pub use resolve::{Peer, StackConfig};
 pub use serve::{Service, DROP_HOLD};

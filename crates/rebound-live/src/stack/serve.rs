@@ -2,12 +2,13 @@
 //! service (see the [module docs](super) for the steps).
 
 use super::admin::{self, Outage, Switch};
-use super::admission::{Admit, Entry, Gate};
+use super::admission::Gate;
 use super::calls::{Call, ATTEMPT_HEADER, TIMEOUT_HEADER};
-use super::metrics::{Outcome, ServiceCounters, ShedBy};
+use super::metrics::{ServiceCounters, ShedBy};
+use super::request::{handle, outcome, Answer};
 use super::resolve::{self, StackConfig};
 use crate::error::LiveError;
-use crate::limit::{LimitFields, Limiter};
+use crate::limit::Limiter;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -15,12 +16,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rebound_sim::graph::{Codel, ConcurrencyLimiter, Node, Sampler};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
@@ -29,15 +30,18 @@ use tokio::net::TcpListener;
 /// first) before it is answered 503: two minutes, the latency histogram's reach.
 pub const DROP_HOLD: Duration = Duration::from_secs(120);
 
-struct Inner {
-    node: Node,
-    gate: Arc<Gate>,
-    sampler: Sampler,
-    rng: Mutex<SmallRng>,
-    limiter: Option<Limiter>,
-    switch: Switch,
-    counters: Arc<ServiceCounters>,
-    calls: Vec<Call>,
+/// A service's state, shared by its requests.
+pub(super) struct Inner {
+    pub(super) node: Node,
+    pub(super) gate: Arc<Gate>,
+    pub(super) sampler: Sampler,
+    pub(super) rng: Mutex<SmallRng>,
+    pub(super) limiter: Option<Limiter>,
+    pub(super) switch: Switch,
+    pub(super) counters: Arc<ServiceCounters>,
+    pub(super) calls: Vec<Call>,
+    /// Timer lateness owed, in nanoseconds (see `request.rs`'s `wait`).
+    pub(super) owed_ns: AtomicU64,
 }
 
 /// A bound live service, not yet serving.
@@ -97,6 +101,7 @@ impl Service {
             counters,
             calls,
             node,
+            owed_ns: AtomicU64::new(0),
         };
         Ok(Service { listener, inner: Arc::new(inner) })
     }
@@ -146,15 +151,6 @@ async fn outage_end(State(s): State<Arc<Inner>>) -> StatusCode {
     StatusCode::NO_CONTENT
 }
 
-/// How a request ends.
-enum Answer {
-    Ok,
-    Error,
-    Shed(ShedBy),
-    Expired,
-    Limited(LimitFields),
-}
-
 async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
     let arrived = Instant::now();
     let number = |name: &str| {
@@ -162,84 +158,34 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
     };
     s.counters.arrival(number(ATTEMPT_HEADER).is_some_and(|k| k > 1));
     let deadline = number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000)));
-    let answer = tokio::spawn(handle(s.clone(), arrived, deadline)).await.unwrap_or(Answer::Error);
-    let (outcome, mut res) = match answer {
-        Answer::Ok => (Outcome::Ok, (StatusCode::OK, "OK\n").into_response()),
-        Answer::Error => (Outcome::Error, (StatusCode::SERVICE_UNAVAILABLE, "error\n").into_response()),
-        Answer::Expired => (Outcome::Expired, (StatusCode::SERVICE_UNAVAILABLE, "expired\n").into_response()),
-        Answer::Shed(by) => (Outcome::Shed(by), (StatusCode::SERVICE_UNAVAILABLE, "shed\n").into_response()),
-        Answer::Limited(f) => {
+    // Counted in the task: a caller that hangs up does not keep its answer from the metrics.
+    let task = tokio::spawn(async move {
+        let answer = handle(&s, arrived, deadline).await;
+        if let Some(o) = outcome(&answer) {
+            s.counters.answer(o, arrived.elapsed());
+        }
+        answer
+    });
+    let answer = task.await.unwrap_or(Answer::Error);
+    let mut res = match answer {
+        Answer::Ok => (StatusCode::OK, "OK\n").into_response(),
+        Answer::Error => (StatusCode::SERVICE_UNAVAILABLE, "error\n").into_response(),
+        Answer::Expired => (StatusCode::SERVICE_UNAVAILABLE, "expired\n").into_response(),
+        Answer::Shed(_) | Answer::Dropped => (StatusCode::SERVICE_UNAVAILABLE, "shed\n").into_response(),
+        Answer::Limited(ref f) => {
             let mut res = (StatusCode::TOO_MANY_REQUESTS, "Too many requests\n").into_response();
-            crate::server::add_fields(&mut res, &f);
-            (Outcome::Shed(ShedBy::RateLimit), res)
+            crate::server::add_fields(&mut res, f);
+            res
         }
     };
-    if let Outcome::Shed(by) = outcome {
+    let shed = match answer {
+        Answer::Shed(by) => Some(by),
+        Answer::Dropped => Some(ShedBy::QueueFull),
+        Answer::Limited(_) => Some(ShedBy::RateLimit),
+        _ => None,
+    };
+    if let Some(by) = shed {
         res.headers_mut().insert("x-rebound-shed", HeaderValue::from_static(by.label()));
     }
-    s.counters.answer(outcome, arrived.elapsed());
     res
-}
-
-/// One request through the service, in its own task.
-async fn handle(s: Arc<Inner>, arrived: Instant, deadline: Option<Instant>) -> Answer {
-    if s.switch.now() == Outage::HardDown {
-        return Answer::Error;
-    }
-    if let Some(Err(refused)) = s.limiter.as_ref().map(Limiter::check) {
-        return Answer::Limited(refused);
-    }
-    let entry = s.gate.enter();
-    if let Entry::Shed(by) = entry {
-        if by == ShedBy::QueueFull && s.node.drop_when_full {
-            tokio::time::sleep(DROP_HOLD).await;
-        }
-        return Answer::Shed(by);
-    }
-    let mut down = s.switch.subscribe();
-    let served = async {
-        let _slot = match entry {
-            Entry::Serve(slot) => slot,
-            Entry::Wait(rx) => match rx.await {
-                Ok(Admit::Serve) => s.gate.slot(),
-                Ok(Admit::Shed) => return Answer::Shed(ShedBy::Codel),
-                Ok(Admit::Fail) | Err(_) => return Answer::Error,
-            },
-            Entry::Shed(by) => return Answer::Shed(by),
-        };
-        if s.node.deadline_propagation && deadline.is_some_and(|d| Instant::now() >= d) {
-            return Answer::Expired;
-        }
-        work(&s).await
-    };
-    let answer = tokio::select! {
-        a = served => a,
-        _ = down.wait_for(|o| *o == Outage::HardDown) => Answer::Error,
-    };
-    s.gate.sample(arrived.elapsed(), !matches!(answer, Answer::Ok));
-    answer
-}
-
-/// The service time, the error draws, then the calls in order.
-async fn work(s: &Inner) -> Answer {
-    let ns = {
-        let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
-        s.sampler.sample(&mut *rng, s.counters.in_flight.load(Relaxed)) * s.switch.now().slowdown()
-    };
-    tokio::time::sleep(Duration::from_nanos(ns.min(1e15) as u64)).await;
-    let failed = {
-        let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
-        let own = s.node.error_rate > 0.0 && rng.random::<f64>() < s.node.error_rate;
-        let outage = s.switch.now().error_rate();
-        own || (outage > 0.0 && rng.random::<f64>() < outage)
-    };
-    if failed {
-        return Answer::Error;
-    }
-    for call in &s.calls {
-        if !call.run().await {
-            return Answer::Error;
-        }
-    }
-    Answer::Ok
 }

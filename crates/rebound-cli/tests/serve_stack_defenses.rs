@@ -1,0 +1,198 @@
+//! `rebound serve --scenario` with the scenario's defenses and call policies, real processes:
+//! rate limit, concurrency limit, CoDel, deadline propagation, capacity cut, a retry budget,
+//! hedges, replicas behind a balancer and link latency. Counts are polled with a bound.
+
+mod stack_process;
+
+use rebound_testkit::TempDir;
+use stack_process::{http, metric, poll, serve, write, Proc};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const T: Duration = Duration::from_secs(10);
+
+/// A scenario of `front` calling `db` with `call` (lines of its `[[service.call]]`) and `db`'s
+/// own lines.
+fn stack(call: &str, db: &str) -> String {
+    format!(
+        "duration = \"60s\"\n[clients]\ncount = 10\nthink = \"1s\"\ntimeout = \"5s\"\ncalls = \"front\"\n\n\
+         [[service]]\nname = \"front\"\nworkers = 16\nqueue = 16\nservice_time = \"constant:1ms\"\n\
+         [[service.call]]\nto = \"db\"\n{call}\n\n[[service]]\nname = \"db\"\n{db}\n"
+    )
+}
+
+/// `n` GETs of `url` at once, each bounded by `limit`: (status, head) in the order answered.
+fn burst(url: &str, n: usize, limit: Duration) -> Vec<(u16, String)> {
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..n {
+        let (tx, url) = (tx.clone(), url.to_string());
+        std::thread::spawn(move || {
+            let (s, h, _) = http("GET", &url, "/", "", limit);
+            let _ = tx.send((s, h));
+        });
+    }
+    (0..n).map(|_| rx.recv_timeout(limit + T).expect("an answer")).collect()
+}
+
+fn pair(dir: &TempDir, call: &str, db: &str) -> (Proc, Proc) {
+    let file = write(dir, &stack(call, db));
+    let db = serve(&file, "db", &[]);
+    let front = serve(&file, "front", &["--peer", &format!("db={}", db.url)]);
+    (db, front)
+}
+
+#[test]
+fn the_rate_limit_answers_429_with_retry_after() {
+    let dir = TempDir::new("stack-rate");
+    let file = write(&dir, &stack("", "rate_limit = \"1/m\"\nburst = 2\nservice_time = \"constant:1ms\""));
+    let db = serve(&file, "db", &[]);
+    let answers: Vec<_> = (0..5).map(|_| http("GET", &db.url, "/", "", T)).collect();
+    assert_eq!(answers.iter().filter(|a| a.0 == 200).count(), 2, "the burst of 2");
+    for (status, head, _) in answers.iter().filter(|a| a.0 != 200) {
+        assert_eq!(*status, 429);
+        assert!(head.contains("x-rebound-shed: rate_limit"), "{head}");
+        let after: u64 =
+            head.lines().find_map(|l| l.strip_prefix("retry-after: ")).unwrap().trim().parse().unwrap();
+        assert!((1..=60).contains(&after), "the next token within a minute: {after}");
+    }
+    assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"rate_limit\"}", 3.0, T), 3.0);
+}
+
+#[test]
+fn the_concurrency_limit_and_codel_shed_under_their_names() {
+    let dir = TempDir::new("stack-limit");
+    let file = write(
+        &dir,
+        &stack("", "workers = 4\nconcurrency_limit = \"fixed:1\"\nservice_time = \"constant:1s\""),
+    );
+    let db = serve(&file, "db", &[]);
+    let answers = burst(&db.url, 3, T);
+    assert_eq!(answers.iter().filter(|a| a.1.contains("x-rebound-shed: concurrency_limit")).count(), 2);
+    assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"concurrency_limit\"}", 2.0, T), 2.0);
+
+    // One worker, 50 ms each, 20 at once: the queue stands far above CoDel's 5 ms target for
+    // more than its 100 ms interval, so CoDel sheds some at dequeue.
+    let codel = "workers = 1\nqueue = 32\nservice_time = \"constant:50ms\"\ncodel = { target = \"5ms\", interval = \"100ms\" }";
+    let db = serve(&write(&dir, &stack("", codel)), "db", &[]);
+    let answers = burst(&db.url, 20, T);
+    let shed = answers.iter().filter(|a| a.1.contains("x-rebound-shed: codel")).count();
+    let ok = answers.iter().filter(|a| a.0 == 200).count();
+    assert!(shed > 0 && shed + ok == 20, "codel shed {shed}, ok {ok}");
+    assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"codel\"}", shed as f64, T), shed as f64);
+}
+
+#[test]
+fn deadline_propagation_drops_what_callers_gave_up_on() {
+    let dir = TempDir::new("stack-deadline");
+    let call = "policy = \"constant:max-retries=0\"\ntimeout = \"100ms\"";
+    let db = "workers = 1\nqueue = 8\nservice_time = \"constant:400ms\"\ndeadline_propagation = true";
+    let (db, front) = pair(&dir, call, db);
+    let answers = burst(&front.url, 3, T);
+    assert!(answers.iter().all(|a| a.0 == 503), "every call timed out at 100 ms");
+    // One served (400 ms); the two queued behind it waited past their callers' 100 ms.
+    assert_eq!(poll(&db.url, "rebound_service_answers_total{outcome=\"expired\"}", 2.0, T), 2.0);
+    assert_eq!(poll(&db.url, "rebound_service_answers_total{outcome=\"ok\"}", 1.0, T), 1.0);
+    assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"timedout\"}"), 3.0);
+}
+
+#[test]
+fn a_capacity_cut_slows_and_link_latency_delays() {
+    let dir = TempDir::new("stack-slow");
+    let (db, front) = pair(&dir, "latency = \"constant:100ms\"", "service_time = \"constant:50ms\"");
+    let took = |url: &str| {
+        let start = Instant::now();
+        assert_eq!(http("GET", url, "/", "", T).0, 200);
+        start.elapsed()
+    };
+    assert!(took(&front.url) >= Duration::from_millis(250), "100 ms each way + 50 ms");
+    let cut = r#"{"kind":"capacity-cut","slowdown":8}"#;
+    assert_eq!(http("POST", &db.url, "/admin/outage", cut, T).0, 204);
+    assert!(took(&db.url) >= Duration::from_millis(400), "50 ms x 8");
+    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"capacity-cut","slowdown":0}"#, T).0, 400);
+    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"errors","error_rate":1}"#, T).0, 204);
+    assert_eq!(http("GET", &db.url, "/", "", T).0, 503);
+}
+
+#[test]
+fn a_budget_stops_retries_and_counts_rejections() {
+    let dir = TempDir::new("stack-budget");
+    // gRPC A6: 10 tokens, a retry only while more than 5 are left, each failure costs 1: the
+    // first call retries 4 times (10 -> 6 tokens), then no call retries.
+    let call = "policy = \"constant:base=1ms,max-retries=10,budget=grpc:10:0.1\"";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
+    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"hard-down"}"#, T).0, 204);
+    for _ in 0..5 {
+        assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+    }
+    assert_eq!(poll(&db.url, "rebound_service_arrivals_total{kind=\"first\"}", 5.0, T), 5.0);
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"retry\"}"), 4.0);
+    assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"rejected\"}"), 5.0);
+}
+
+#[test]
+fn a_hedge_is_an_attempt_numbered_after_the_first() {
+    let dir = TempDir::new("stack-hedge");
+    let call = "policy = \"constant:max-retries=0,hedge=200ms:2\"\ntimeout = \"5s\"";
+    let (db, front) = pair(&dir, call, "workers = 4\nservice_time = \"constant:1s\"");
+    assert_eq!(http("GET", &front.url, "/", "", T).0, 200);
+    assert_eq!(poll(&db.url, "rebound_service_arrivals_total{kind=\"retry\"}", 1.0, T), 1.0);
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 1.0);
+    let at =
+        |o: &str| metric(&front.url, &format!("rebound_call_attempts_total{{to=\"db\",outcome=\"{o}\"}}"));
+    assert_eq!((at("ok"), at("abandoned")), (1.0, 1.0));
+}
+
+#[test]
+fn replicas_share_the_calls_round_robin() {
+    let dir = TempDir::new("stack-replicas");
+    let file = write(&dir, &stack("", "replicas = 2\nservice_time = \"constant:1ms\""));
+    let a = serve(&file, "db", &["--replica", "0"]);
+    let b = serve(&file, "db", &["--replica", "1"]);
+    let front =
+        serve(&file, "front", &["--peer", &format!("db={}", a.url), "--peer", &format!("db={}", b.url)]);
+    for _ in 0..4 {
+        assert_eq!(http("GET", &front.url, "/", "", T).0, 200);
+    }
+    for r in [&a, &b] {
+        assert_eq!(poll(&r.url, "rebound_service_answers_total{outcome=\"ok\"}", 2.0, T), 2.0);
+    }
+}
+
+#[test]
+fn a_lossy_link_times_out_and_error_rate_fails_without_calling() {
+    let dir = TempDir::new("stack-loss");
+    let call = "policy = \"constant:base=1ms,max-retries=1\"\ntimeout = \"100ms\"\nloss = 1.0";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
+    assert_eq!(http("GET", &front.url, "/", "", T).0, 503, "every copy is lost");
+    let timedout = "rebound_call_attempts_total{to=\"db\",outcome=\"timedout\"}";
+    assert_eq!(poll(&front.url, timedout, 2.0, T), 2.0, "the attempt and its one retry");
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0);
+
+    let file = write(
+        &dir,
+        &stack("", "service_time = \"constant:1ms\"")
+            .replace("[[service.call]]", "error_rate = 1.0\n[[service.call]]"),
+    );
+    let db = serve(&file, "db", &[]);
+    let front = serve(&file, "front", &["--peer", &format!("db={}", db.url)]);
+    assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+    assert_eq!(poll(&front.url, "rebound_service_answers_total{outcome=\"error\"}", 1.0, T), 1.0);
+    assert_eq!(metric(&front.url, "rebound_call_requests_total{to=\"db\",outcome=\"ok\"}"), 0.0);
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0, "no call made");
+}
+
+#[test]
+fn an_open_breaker_rejects_calls_before_sending() {
+    let dir = TempDir::new("stack-breaker");
+    // Opens after 3 consecutive failures, for 60 s: of 6 calls to a hard-down db, 3 are sent.
+    let call = "policy = \"constant:max-retries=0,breaker=consecutive:3:60s\"";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
+    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"hard-down"}"#, T).0, 204);
+    for _ in 0..6 {
+        assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+    }
+    let rejected = "rebound_call_attempts_total{to=\"db\",outcome=\"rejected\"}";
+    assert_eq!(poll(&front.url, rejected, 3.0, T), 3.0);
+    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 3.0);
+    assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"error\"}"), 3.0);
+}
