@@ -55,7 +55,7 @@ fn prepare(args: &Args) -> Result<Scenario> {
         rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
         crate::load::policy_of(p)?;
     }
-    if s.clients.count > crate::load::MAX_CLIENTS as u32 {
+    if s.clients.rate.is_none() && s.clients.count > crate::load::MAX_CLIENTS as u32 {
         return Err(usage(format!(
             "clients.count = {} (after --scale): the live users are at most {}; raise --scale",
             s.clients.count,
@@ -149,12 +149,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The users' load for `spec`: `clients.count` users thinking `clients.think` on average
-/// (`count / think` requests a second), `clients.timeout` per attempt.
+/// (`count / think` requests a second), or the open loop at `clients.rate`; `clients.timeout`
+/// per attempt; a `load-spike` outage as the load generator's spike.
 fn load(s: &Scenario, spec: &Spec, args: &Args) -> Result<rebound_live::load::LoadConfig> {
-    crate::load::Args {
+    use rebound_live::load::{Arrivals, Spike};
+    let c = &s.clients;
+    let (clients, rate, arrivals) = match c.rate {
+        Some(r) if c.arrivals == rebound_sim::scenario::Arrivals::Constant => {
+            (1, r.per_s, Arrivals::Constant)
+        }
+        Some(r) => (1, r.per_s, Arrivals::Poisson),
+        None => (c.count, f64::from(c.count) / c.think.as_secs_f64(), Arrivals::Closed),
+    };
+    let o = &s.outage;
+    let spike = (o.kind == rebound_sim::OutageKind::LoadSpike).then_some(Spike {
+        start: o.start,
+        end: o.end.min(s.duration),
+        factor: o.factor,
+    });
+    let mut config = crate::load::Args {
         url: String::new(),
-        clients: s.clients.count,
-        rate: f64::from(s.clients.count) / s.clients.think.as_secs_f64(),
+        clients,
+        rate,
         timeout: s.clients.timeout,
         policy: spec.clone(),
         duration: s.duration,
@@ -162,5 +178,8 @@ fn load(s: &Scenario, spec: &Spec, args: &Args) -> Result<rebound_live::load::Lo
         seed: s.seed,
         json: args.json,
     }
-    .config()
+    .config()?;
+    config.arrivals = arrivals;
+    config.spike = spike;
+    Ok(config)
 }

@@ -257,3 +257,35 @@ fn ctrl_c_during_a_paused_outage_reaps_every_process() {
         }
     }
 }
+
+#[test]
+fn open_loop_users_and_a_load_spike_run_live() {
+    // One service, open-loop users at 20/s tripled from 4 s to 8 s of a 12 s run.
+    let text =
+        "duration = \"12s\"\nstatus_interval = \"4s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
+                [clients]\nrate = \"20/s\"\narrivals = \"constant\"\ntimeout = \"1s\"\n\
+                [[service]]\nname = \"api\"\nworkers = 8\nqueue = 64\nservice_time = \"constant:2ms\"\n\
+                [outage]\nkind = \"load-spike\"\nfactor = 3\nstart = \"4s\"\nend = \"8s\"\n\
+                [verdict]\nbaseline = \"4s\"\nwindow = \"2s\"\n";
+    let file = std::env::temp_dir().join(format!("rebound-twin-open-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let out = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json"])
+        .finish(Duration::from_secs(60));
+    let _ = std::fs::remove_file(&file);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["live"]["outage"]
+        .as_str()
+        .unwrap()
+        .starts_with("load-spike: the load generator's offered load x 3"));
+    let arrivals = |r: &Value, from: usize, to: usize| {
+        let s = &r["services"][0]["series"].as_array().unwrap()[from..to];
+        s.iter().map(|p| p["first"].as_f64().unwrap()).sum::<f64>() / (to - from) as f64
+    };
+    let live = &doc["policies"][0];
+    // Constant gaps: 20/s before and after, 60/s in the spike (a second's edge either way).
+    let (before, during, after) = (arrivals(live, 1, 4), arrivals(live, 5, 8), arrivals(live, 9, 12));
+    assert!((17.0..=23.0).contains(&before) && (17.0..=23.0).contains(&after), "{before} {after}");
+    assert!((52.0..=68.0).contains(&during), "{during}");
+    assert_eq!(live["verdict"], doc["simulated"]["policies"][0]["verdict"]);
+}

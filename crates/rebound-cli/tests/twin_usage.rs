@@ -35,12 +35,24 @@ fn twin_flags_are_bounded_and_need_a_scenario() {
 
 #[test]
 fn what_cannot_run_live_is_named() {
-    refused_within(
-        T,
-        &["experiment", "live", "--scenario", &scenario("load-spike.toml")],
-        &["outage.kind", "load-spike"],
+    let dir = std::env::temp_dir().join(format!("rebound-twin-usage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let with = |name: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(scenario("open-loop.toml")).unwrap().replace(from, to);
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Open-loop users run live up to 100,000/s; load profiles do not run live.
+    let fast = with("fast.toml", "rate = \"1000/s\"", "rate = \"200000/s\"");
+    refused_within(T, &["experiment", "live", "--scenario", &fast], &["clients.rate", "100000/s"]);
+    let phased = with(
+        "phased.toml",
+        "timeout = \"2s\"\n",
+        "timeout = \"2s\"\n[[clients.phase]]\nstart = \"50s\"\nend = \"60s\"\nrate = \"0/s\"\n",
     );
-    refused_within(T, &["experiment", "live", "--scenario", &scenario("open-loop.toml")], &["clients.rate"]);
+    refused_within(T, &["experiment", "live", "--scenario", &phased], &["clients.phase"]);
+    let _ = std::fs::remove_dir_all(&dir);
     // S5's one server (no [[service]]) is `experiment live` without --scenario.
     let s5 = std::env::temp_dir().join(format!("rebound-twin-usage-{}.toml", std::process::id()));
     std::fs::write(&s5, "duration = \"60s\"\n").unwrap();

@@ -1,6 +1,7 @@
 //! S5's client side: `clients` simulated clients, each thinking for an exponentially
 //! distributed time (mean `clients / rate`, so arrivals across clients are Poisson at `rate`)
-//! and then making one request, retried by [`rebound_retry::retry_async`] under a policy until it
+//! and then making one request (or an open loop at `rate`, and a load spike: [`Arrivals`],
+//! [`Spike`]), retried by [`rebound_retry::retry_async`] under a policy until it
 //! succeeds or the policy gives up. All clients share one pooled HTTP client. Errors (a
 //! retryable status, a transport error) and per-attempt timeouts are counted apart, per
 //! second, as S5's client does. `Retry-After` on 429/503 is honoured through the executor's
@@ -13,15 +14,14 @@
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
 
+mod arrivals;
 mod preflight;
 mod record;
 
+pub use arrivals::{Arrivals, Spike};
 pub use record::{status_line, LoadReport, Percentiles, Second};
 
 use crate::error::{chain, LiveError};
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
-use rand_distr::{Distribution, Exp};
 use rebound_retry::budget::RetryBudget;
 use rebound_retry::http::{parse_retry_after, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
@@ -68,6 +68,10 @@ pub struct LoadConfig {
     pub budget: Option<Arc<dyn RetryBudget>>,
     /// A client-side throttle shared by all clients, if any.
     pub throttle: Option<Arc<dyn Throttle>>,
+    /// Closed loop (S5's clients, the default) or open loop at `rate`.
+    pub arrivals: Arrivals,
+    /// A load spike, if any.
+    pub spike: Option<Spike>,
 }
 
 impl LoadConfig {
@@ -93,6 +97,14 @@ impl LoadConfig {
         }
         if self.max_in_flight == 0 {
             return bad("--max-in-flight", "0".into(), "at least 1");
+        }
+        if let Some(s) = self.spike {
+            if !(s.factor > 0.0 && s.factor <= 1000.0) {
+                return bad("outage.factor", s.factor.to_string(), "a factor in (0, 1000]");
+            }
+            if s.start >= s.end || s.end > self.duration {
+                return bad("outage.end", shown(s.end), "after outage.start, within the run");
+            }
         }
         Ok(())
     }
@@ -170,8 +182,7 @@ pub async fn run(
         tokio::select! { () = tokio::time::sleep_until(deadline) => {}, () = stop => {} }
         let _ = stop_tx.send(true);
     });
-    let clients: Vec<_> =
-        (0..ctx.config.clients).map(|i| tokio::spawn(client_loop(ctx.clone(), i, stop_rx.clone()))).collect();
+    let clients = arrivals::spawn(&ctx, &stop_rx);
     tick(&ctx, stop_rx, &mut on_second).await;
     for c in clients {
         let _ = c.await;
@@ -198,23 +209,6 @@ async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl F
         let snapshot = series[..done].to_vec();
         drop(series);
         on_second(&snapshot);
-    }
-}
-
-async fn client_loop(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
-    let seed = ctx.config.seed.wrapping_add(u64::from(i));
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let think = Exp::new(ctx.config.rate / f64::from(ctx.config.clients)).expect("rate validated > 0");
-    for n in 0u64.. {
-        let wait = Duration::from_secs_f64(think.sample(&mut rng));
-        tokio::select! {
-            () = tokio::time::sleep(wait) => {}
-            _ = stop.wait_for(|s| *s) => return,
-        }
-        tokio::select! {
-            () = request(&ctx, seed.wrapping_mul(0x9E37_79B9).wrapping_add(n)) => {}
-            _ = stop.wait_for(|s| *s) => { ctx.cut.fetch_add(1, Relaxed); return; }
-        }
     }
 }
 
@@ -364,6 +358,8 @@ mod tests {
             seed: 1,
             budget: None,
             throttle: None,
+            arrivals: Arrivals::Closed,
+            spike: None,
         }
     }
 

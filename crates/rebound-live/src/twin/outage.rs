@@ -7,7 +7,7 @@
 //! | `hard-down` | `POST /admin/outage {"kind":"hard-down"}`: every request answered 503 at once; `DELETE /admin/outage` |
 //! | `capacity-cut` | `POST /admin/outage {"kind":"capacity-cut","slowdown":F}`: service times × F |
 //! | `errors` | `POST /admin/outage {"kind":"errors","error_rate":P}` |
-//! | `load-spike` | refused: the load generator has no load profile yet |
+//! | `load-spike` | the load generator's offered load × `factor` (open-loop rate, or active closed-loop users) |
 //!
 //! `[outage] replica = I` hits that replica's process only; otherwise every replica's.
 
@@ -51,7 +51,7 @@ pub fn targets(scenario: &Scenario, processes: &[ServiceProcess]) -> Vec<Target>
 /// What the live run does for `scenario`'s outage, in one line for the report.
 ///
 /// # Errors
-/// [`LiveError::NotLive`] naming `outage.kind` for `load-spike`.
+/// None today (every kind runs live); kept fallible for kinds that may not.
 pub fn mechanism(scenario: &Scenario) -> Result<String, LiveError> {
     let o = &scenario.outage;
     let h = |d: Duration| humantime::format_duration(d).to_string();
@@ -63,12 +63,7 @@ pub fn mechanism(scenario: &Scenario) -> Result<String, LiveError> {
             format!("{}: POST /admin/outage {} {when} (DELETE /admin/outage)", kind(o.kind), body(scenario))
         }
         OutageKind::LoadSpike => {
-            return Err(LiveError::NotLive {
-                field: "outage.kind".into(),
-                reason: "`load-spike` is not run live (the load generator has no load profile); \
-                         try it with `rebound storm`, or pick pause, hard-down, capacity-cut or errors"
-                    .into(),
-            })
+            format!("load-spike: the load generator's offered load x {} {when}", o.factor)
         }
     })
 }
@@ -107,7 +102,8 @@ pub async fn run(
     start: Instant,
 ) -> Result<(), LiveError> {
     let o = &scenario.outage;
-    if o.kind == OutageKind::None {
+    // A load spike is the load generator's ([`crate::load::Spike`]).
+    if matches!(o.kind, OutageKind::None | OutageKind::LoadSpike) {
         return Ok(());
     }
     let client = reqwest::Client::builder()
@@ -173,7 +169,7 @@ mod tests {
             r#"{"kind":"errors","error_rate":0.5}"#
         );
         assert!(mechanism(&with("kind = \"pause\"")).unwrap().starts_with("pause: SIGSTOP at 5s"));
-        let e = mechanism(&with("kind = \"load-spike\"")).unwrap_err().to_string();
-        assert!(e.starts_with("outage.kind: `load-spike`"), "{e}");
+        let spike = mechanism(&with("kind = \"load-spike\"\nfactor = 3")).unwrap();
+        assert!(spike.starts_with("load-spike: the load generator's offered load x 3 at 5s"), "{spike}");
     }
 }

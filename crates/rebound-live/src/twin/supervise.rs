@@ -26,6 +26,10 @@ pub const SCRAPE_TIMEOUT: Duration = Duration::from_millis(800);
 /// Most service processes a live run starts (replicas counted): 16.
 pub const MAX_PROCESSES: u32 = 16;
 
+/// The highest open-loop rate a live run offers: 100,000 requests/s (far past what one
+/// machine's loopback serves through a stack; `--scale` brings a scenario under it).
+pub const MAX_OPEN_RATE: f64 = 100_000.0;
+
 /// One live run's parameters.
 #[derive(Debug, Clone)]
 pub struct TwinConfig {
@@ -69,16 +73,13 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
         );
     }
     let c = &s.clients;
-    if c.rate.is_some() {
-        return no(
-            "clients.rate",
-            "open-loop users are not run live yet: use clients.count and clients.think",
-        );
+    if c.rate.is_some_and(|r| r.per_s > MAX_OPEN_RATE) {
+        return no("clients.rate", &format!("at most {MAX_OPEN_RATE}/s live (use --scale)"));
     }
     if !c.phases.is_empty() {
         return no("clients.phase", "load profiles are not run live yet");
     }
-    if c.think.is_zero() {
+    if c.rate.is_none() && c.think.is_zero() {
         return no("clients.think", "must be > 0 live (the load generator's users think between requests)");
     }
     if c.latency.is_some() || c.loss > 0.0 {
