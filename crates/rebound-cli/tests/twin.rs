@@ -259,8 +259,8 @@ fn ctrl_c_during_a_paused_outage_reaps_every_process() {
 }
 
 #[test]
-fn open_loop_users_and_a_load_spike_run_live() {
-    // One service, open-loop users at 20/s tripled from 4 s to 8 s of a 12 s run.
+fn open_loop_users_and_a_load_spike_run_live_twice() {
+    // One service, open-loop users at 20/s tripled from 4 s to 8 s of a 12 s run; two runs.
     let text =
         "duration = \"12s\"\nstatus_interval = \"4s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
                 [clients]\nrate = \"20/s\"\narrivals = \"constant\"\ntimeout = \"1s\"\n\
@@ -269,8 +269,8 @@ fn open_loop_users_and_a_load_spike_run_live() {
                 [verdict]\nbaseline = \"4s\"\nwindow = \"2s\"\n";
     let file = std::env::temp_dir().join(format!("rebound-twin-open-{}.toml", std::process::id()));
     std::fs::write(&file, text).unwrap();
-    let out = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json"])
-        .finish(Duration::from_secs(60));
+    let out = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json", "--runs", "2"])
+        .finish(Duration::from_secs(90));
     let _ = std::fs::remove_file(&file);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -288,4 +288,10 @@ fn open_loop_users_and_a_load_spike_run_live() {
     assert!((17.0..=23.0).contains(&before) && (17.0..=23.0).contains(&after), "{before} {after}");
     assert!((52.0..=68.0).contains(&during), "{during}");
     assert_eq!(live["verdict"], doc["simulated"]["policies"][0]["verdict"]);
+    // --runs 2: two live runs (seeds 1 and 2) and two simulated ones, each side's replications.
+    for side in [live, &doc["simulated"]["policies"][0]] {
+        let seeds: Vec<u64> =
+            side["per_run"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+        assert_eq!((side["runs"].as_u64(), seeds), (Some(2), vec![1, 2]));
+    }
 }
