@@ -99,6 +99,7 @@ impl Args {
             throttle: self.policy.throttle().map(|t| t.build_seeded(self.seed)).transpose()?,
             arrivals: load::Arrivals::Closed,
             spike: None,
+            replicas: Vec::new(),
         })
     }
 }

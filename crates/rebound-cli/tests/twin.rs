@@ -260,11 +260,12 @@ fn ctrl_c_during_a_paused_outage_reaps_every_process() {
 
 #[test]
 fn open_loop_users_and_a_load_spike_run_live_twice() {
-    // One service, open-loop users at 20/s tripled from 4 s to 8 s of a 12 s run; two runs.
+    // One service in two replicas (the users go round-robin), open-loop users at 20/s tripled
+    // from 4 s to 8 s of a 12 s run; two runs.
     let text =
         "duration = \"12s\"\nstatus_interval = \"4s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
                 [clients]\nrate = \"20/s\"\narrivals = \"constant\"\ntimeout = \"1s\"\n\
-                [[service]]\nname = \"api\"\nworkers = 8\nqueue = 64\nservice_time = \"constant:2ms\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nworkers = 8\nqueue = 64\nservice_time = \"constant:2ms\"\n\
                 [outage]\nkind = \"load-spike\"\nfactor = 3\nstart = \"4s\"\nend = \"8s\"\n\
                 [verdict]\nbaseline = \"4s\"\nwindow = \"2s\"\n";
     let file = std::env::temp_dir().join(format!("rebound-twin-open-{}.toml", std::process::id()));

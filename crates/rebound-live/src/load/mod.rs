@@ -72,6 +72,9 @@ pub struct LoadConfig {
     pub arrivals: Arrivals,
     /// A load spike, if any.
     pub spike: Option<Spike>,
+    /// More URLs of the same service (its replicas): attempts go round-robin over `url` and
+    /// these, in order. Empty: every attempt GETs `url`.
+    pub replicas: Vec<String>,
 }
 
 impl LoadConfig {
@@ -128,6 +131,7 @@ struct Ctx {
     cut: AtomicU64,
     malformed: AtomicU64,
     waited_ns: AtomicU64,
+    turn: AtomicU64,
     last_error: Mutex<Option<String>>,
 }
 
@@ -172,6 +176,7 @@ pub async fn run(
         cut: AtomicU64::new(0),
         malformed: AtomicU64::new(0),
         waited_ns: AtomicU64::new(0),
+        turn: AtomicU64::new(0),
         last_error: Mutex::default(),
         config,
     });
@@ -269,7 +274,10 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
-    let resp = match ctx.client.get(&ctx.config.url).header(ATTEMPT_HEADER, number).send().await {
+    let c = &ctx.config;
+    let turn = ctx.turn.fetch_add(1, Relaxed) as usize % (c.replicas.len() + 1);
+    let url = if turn == 0 { &c.url } else { &c.replicas[turn - 1] };
+    let resp = match ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await {
         Ok(resp) => resp,
         Err(e) => {
             ctx.count(|s| s.errors += 1);
@@ -360,6 +368,7 @@ mod tests {
             throttle: None,
             arrivals: Arrivals::Closed,
             spike: None,
+            replicas: Vec::new(),
         }
     }
 

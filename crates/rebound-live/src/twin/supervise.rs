@@ -91,10 +91,11 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
     if c.retry_on != rebound_sim::retrier::RetryOn::All || !c.give_up_pause.is_zero() {
         return no("clients.retry_on", "the live users retry every failure and pause after none: remove clients.retry_on and clients.give_up_pause");
     }
-    if s.services[super::entry(s)].replicas > 1 {
+    let entry = &s.services[super::entry(s)];
+    if entry.replicas > 1 && entry.balancer != rebound_sim::graph::Balancer::RoundRobin {
         return no(
-            "service.replicas",
-            "the service the users call runs one replica live (the load generator calls one URL)",
+            "service.balancer",
+            "the users reach a replicated entry service round-robin live: use balancer = \"round-robin\"",
         );
     }
     outage::mechanism(s).map(|_| ())
@@ -143,7 +144,9 @@ pub async fn run(
             LiveError::Io { what: "starting the services".into(), source: std::io::Error::other(e) }
         })??;
     let entry = super::entry(sc);
-    let url = procs.iter().find(|p| p.id.service == entry).map(|p| format!("{}/", p.url)).unwrap_or_default();
+    let mut urls = procs.iter().filter(|p| p.id.service == entry).map(|p| format!("{}/", p.url));
+    let url = urls.next().unwrap_or_default();
+    let replicas = urls.collect();
     let targets = outage::targets(sc, &procs);
     let urls: Vec<String> = procs.iter().map(|p| format!("{}/metrics", p.url)).collect();
     let recording_of = procs.iter().map(|p| p.id).collect();
@@ -153,7 +156,7 @@ pub async fn run(
     let (done_tx, done_rx) = watch::channel(false);
     let start = Instant::now();
     let scraper = tokio::spawn(scrape(urls, stopped.clone(), seconds, start, done_rx));
-    let load = LoadConfig { url, duration: sc.duration, seed, ..config.load.clone() };
+    let load = LoadConfig { url, replicas, duration: sc.duration, seed, ..config.load.clone() };
     let outcome = tokio::time::timeout(sc.duration + MARGIN, async {
         tokio::select! {
             r = load::run(load, stop, on_second) => r,
