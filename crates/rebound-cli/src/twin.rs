@@ -79,7 +79,10 @@ fn prepare(args: &Args) -> Result<Scenario> {
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
     let s = prepare(&args)?;
-    let mechanism = twin::outage::mechanism(&s).map_err(|e| usage(e.to_string()))?;
+    let mut mechanism = twin::outage::mechanism(&s).map_err(|e| usage(e.to_string()))?;
+    if let Some(network) = twin::outage::network(&s) {
+        mechanism = format!("{mechanism}; {network}");
+    }
     let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
     let simulated = replicate::run_all_with(&s, &s.policies, args.runs, replicate::Until::End, &stop)
         .map_err(|e| anyhow::anyhow!("{e}"))?;

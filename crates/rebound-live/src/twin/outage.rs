@@ -68,6 +68,21 @@ pub fn mechanism(scenario: &Scenario) -> Result<String, LiveError> {
     })
 }
 
+/// What runs for the calls' network model, if any call has one: `latency` and `loss` are
+/// applied in-process by the calling service (a sleep and a dropped attempt), not by
+/// `tc netem` in network namespaces.
+pub fn network(scenario: &Scenario) -> Option<String> {
+    let links: Vec<String> = scenario
+        .services
+        .iter()
+        .flat_map(|s| s.calls.iter().map(move |c| (s, c)))
+        .filter(|(_, c)| c.latency.is_some() || c.loss > 0.0)
+        .map(|(s, c)| format!("{} -> {}", s.name, c.to))
+        .collect();
+    (!links.is_empty())
+        .then(|| format!("network delay and loss in-process, in the caller ({})", links.join(", ")))
+}
+
 fn kind(k: OutageKind) -> &'static str {
     match k {
         OutageKind::None => "none",
@@ -160,6 +175,13 @@ mod tests {
     #[test]
     fn bodies_and_mechanisms_follow_the_contract() {
         assert_eq!(body(&with("kind = \"hard-down\"")), r#"{"kind":"hard-down"}"#);
+        assert_eq!(network(&with("kind = \"pause\"")), None);
+        let linked = Scenario::from_toml(
+            "[[service]]\nname = \"a\"\nservice_time = \"constant:1ms\"\n[[service.call]]\nto = \"b\"\nloss = 0.1\n\
+             [[service]]\nname = \"b\"\nservice_time = \"constant:1ms\"\n",
+        )
+        .unwrap();
+        assert_eq!(network(&linked).unwrap(), "network delay and loss in-process, in the caller (a -> b)");
         assert_eq!(
             body(&with("kind = \"capacity-cut\"\nslowdown = 4")),
             r#"{"kind":"capacity-cut","slowdown":4}"#
