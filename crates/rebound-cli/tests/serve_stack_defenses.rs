@@ -196,3 +196,28 @@ fn an_open_breaker_rejects_calls_before_sending() {
     assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 3.0);
     assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"error\"}"), 3.0);
 }
+
+#[test]
+fn lifo_serves_the_newest_waiting_request_first() {
+    let dir = TempDir::new("stack-lifo");
+    let db = "workers = 1\nqueue = 3\nqueue_discipline = \"lifo\"\nservice_time = \"constant:200ms\"";
+    let db = serve(&write(&dir, &stack("", db)), "db", &[]);
+    // The first request holds the worker for 5 s (a capacity cut when it starts) while three
+    // more queue one after the other; then each takes 200 ms, newest first.
+    let cut = r#"{"kind":"capacity-cut","slowdown":25}"#;
+    assert_eq!(http("POST", &db.url, "/admin/outage", cut, T).0, 204);
+    let (tx, rx) = mpsc::channel();
+    for (i, label) in ["first", "b", "c", "d"].into_iter().enumerate() {
+        let (tx, url) = (tx.clone(), db.url.clone());
+        std::thread::spawn(move || {
+            let status = http("GET", &url, "/", "", Duration::from_secs(30)).0;
+            let _ = tx.send((label, status));
+        });
+        let (series, want) =
+            if i == 0 { ("rebound_service_in_flight", 1.0) } else { ("rebound_service_queue", i as f64) };
+        assert_eq!(poll(&db.url, series, want, T), want, "{label} arrived");
+    }
+    assert_eq!(http("DELETE", &db.url, "/admin/outage", "", T).0, 204);
+    let order: Vec<_> = (0..4).map(|_| rx.recv_timeout(Duration::from_secs(40)).unwrap()).collect();
+    assert_eq!(order, [("first", 200), ("d", 200), ("c", 200), ("b", 200)]);
+}
