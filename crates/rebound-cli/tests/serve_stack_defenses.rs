@@ -221,3 +221,22 @@ fn lifo_serves_the_newest_waiting_request_first() {
     let order: Vec<_> = (0..4).map(|_| rx.recv_timeout(Duration::from_secs(40)).unwrap()).collect();
     assert_eq!(order, [("first", 200), ("d", 200), ("c", 200), ("b", 200)]);
 }
+
+#[test]
+fn an_adaptive_throttle_rejects_calls_to_a_failing_callee() {
+    let dir = TempDir::new("stack-throttle");
+    // Google SRE's throttle with K = 2: with no call accepted, a call is rejected with
+    // probability requests / (requests + 1), so most of 20 calls never leave the process.
+    let call = "policy = \"constant:max-retries=0,throttle=sre:2\"";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
+    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"hard-down"}"#, T).0, 204);
+    for _ in 0..20 {
+        assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+    }
+    let failed = "rebound_call_requests_total{to=\"db\",outcome=\"failed\"}";
+    assert_eq!(poll(&front.url, failed, 20.0, T), 20.0);
+    let rejected = metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"rejected\"}");
+    let sent = metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}");
+    assert_eq!(sent + rejected, 20.0, "each call sent or rejected, once");
+    assert!(rejected >= 10.0, "{rejected} of 20 rejected");
+}
