@@ -95,6 +95,7 @@ fn replicas_share_the_calls_round_robin() {
     for r in [&a, &b] {
         assert_eq!(poll(&r.url, "rebound_service_answers_total{outcome=\"ok\"}", 2.0, T), 2.0);
     }
+    assert_eq!(metric(&b.url, "rebound_service_info{service=\"db\",replica=\"1\"}"), 1.0);
 }
 
 #[test]

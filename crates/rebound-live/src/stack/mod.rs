@@ -34,6 +34,7 @@
 //! ## Metrics (`GET /metrics`, Prometheus text, this process only)
 //! | series | labels | what |
 //! |---|---|---|
+//! | `rebound_service_info` | `service`, `replica` | always 1: whom a scraper reads (an addition to the contract) |
 //! | `rebound_service_arrivals_total` | `kind="first"\|"retry"` | attempts arrived (by `x-rebound-attempt`: 1 is first, none counts as first) |
 //! | `rebound_service_answers_total` | `outcome="ok"\|"error"\|"shed"\|"expired"` | requests answered |
 //! | `rebound_service_shed_total` | `by="queue_full"\|"codel"\|"concurrency_limit"\|"rate_limit"` | sheds by defense (sum = `outcome="shed"`) |

@@ -33,6 +33,7 @@ pub const DROP_HOLD: Duration = Duration::from_secs(120);
 /// A service's state, shared by its requests.
 pub(super) struct Inner {
     pub(super) node: Node,
+    pub(super) replica: u32,
     pub(super) gate: Arc<Gate>,
     pub(super) sampler: Sampler,
     pub(super) rng: Mutex<SmallRng>,
@@ -101,6 +102,7 @@ impl Service {
             counters,
             calls,
             node,
+            replica: config.replica,
             owed_ns: AtomicU64::new(0),
         };
         Ok(Service { listener, inner: Arc::new(inner) })
@@ -129,7 +131,7 @@ impl Service {
 async fn metrics(State(s): State<Arc<Inner>>) -> Response {
     let calls: Vec<(&str, &super::metrics::CallCounters)> =
         s.calls.iter().map(|c| (c.to.as_str(), &c.counters)).collect();
-    let text = s.counters.render(&calls);
+    let text = s.counters.render(&s.node.name, s.replica, &calls);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
