@@ -122,3 +122,22 @@ fn lifo_serves_the_newest_waiting_request_first() {
     let order: Vec<_> = (0..4).map(|_| rx.recv_timeout(Duration::from_secs(40)).unwrap()).collect();
     assert_eq!(order, [("first", 200), ("d", 200), ("c", 200), ("b", 200)]);
 }
+
+#[test]
+fn a_deadline_passed_while_the_callee_was_stopped_expires_it() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = TempDir::new("stack-deadline-pause");
+    let call = "policy = \"constant:max-retries=0\"\ntimeout = \"200ms\"";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"\ndeadline_propagation = true");
+    let pid = Pid::from_raw(db.child.id() as i32);
+    kill(pid, Signal::SIGSTOP).expect("SIGSTOP");
+    // The attempt waits in db's accept backlog past its 200 ms deadline.
+    let answered = http("GET", &front.url, "/", "", T).0;
+    std::thread::sleep(Duration::from_millis(300));
+    kill(pid, Signal::SIGCONT).expect("SIGCONT");
+    assert_eq!(answered, 503, "front's call timed out");
+    // Read after the resume, it is known to be late by its caller's absolute deadline.
+    assert_eq!(poll(&db.url, "rebound_service_answers_total{outcome=\"expired\"}", 1.0, T), 1.0);
+    assert_eq!(metric(&db.url, "rebound_service_answers_total{outcome=\"ok\"}"), 0.0);
+}

@@ -3,7 +3,7 @@
 
 use super::admin::{self, Outage, Switch};
 use super::admission::Gate;
-use super::calls::{Call, ATTEMPT_HEADER, TIMEOUT_HEADER};
+use super::calls::{Call, ATTEMPT_HEADER, DEADLINE_HEADER, TIMEOUT_HEADER};
 use super::metrics::{ServiceCounters, ShedBy};
 use super::request::{handle, outcome, Answer};
 use super::resolve::{self, StackConfig};
@@ -114,17 +114,15 @@ impl Service {
     }
 
     /// Serves until `shutdown` completes, then lets requests finish for at most
-    /// [`crate::server::SHUTDOWN_GRACE`].
-    ///
-    /// # Errors
-    /// [`LiveError::Io`] if accepting connections fails.
-    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LiveError> {
+    /// [`crate::server::SHUTDOWN_GRACE`]. A failed accept (out of file descriptors) is retried
+    /// after 50 ms.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) {
         let app = Router::new()
             .route("/metrics", get(metrics))
             .route("/admin/outage", get(outage_now).post(outage_post).delete(outage_end))
             .fallback(api)
             .with_state(self.inner);
-        crate::server::serve_with_grace(self.listener, app, shutdown).await
+        super::conn::serve(self.listener, app, shutdown).await;
     }
 }
 
@@ -159,7 +157,10 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok())
     };
     s.counters.arrival(number(ATTEMPT_HEADER).is_some_and(|k| k > 1));
-    let deadline = number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000)));
+    let deadline = match number(DEADLINE_HEADER) {
+        Some(unix_ms) => Some(instant_of(unix_ms, arrived)),
+        None => number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000))),
+    };
     // Counted in the task: a caller that hangs up does not keep its answer from the metrics.
     let task = tokio::spawn(async move {
         let answer = handle(&s, arrived, deadline).await;
@@ -190,4 +191,14 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         res.headers_mut().insert("x-rebound-shed", HeaderValue::from_static(by.label()));
     }
     res
+}
+
+/// The instant of `unix_ms` (milliseconds since the Unix epoch) on the clock where `now` is now;
+/// a past one is `now` (already late), a far one at most a day ahead.
+fn instant_of(unix_ms: u64, now: Instant) -> Instant {
+    let then = std::time::UNIX_EPOCH + Duration::from_millis(unix_ms);
+    match then.duration_since(std::time::SystemTime::now()) {
+        Ok(ahead) => now + ahead.min(Duration::from_secs(86_400)),
+        Err(_) => now,
+    }
 }
