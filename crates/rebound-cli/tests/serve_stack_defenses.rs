@@ -72,10 +72,12 @@ fn a_capacity_cut_slows_and_link_latency_delays() {
         assert_eq!(http("GET", url, "/", "", T).0, 200);
         start.elapsed()
     };
-    assert!(took(&front.url) >= Duration::from_millis(250), "100 ms each way + 50 ms");
+    // A service repays up to 20 ms of its timer's lateness from later service times
+    // (rebound_live::stack's MAX_OWED): the bounds below allow it.
+    assert!(took(&front.url) >= Duration::from_millis(230), "100 ms each way + 50 ms");
     let cut = r#"{"kind":"capacity-cut","slowdown":8}"#;
     assert_eq!(http("POST", &db.url, "/admin/outage", cut, T).0, 204);
-    assert!(took(&db.url) >= Duration::from_millis(400), "50 ms x 8");
+    assert!(took(&db.url) >= Duration::from_millis(380), "50 ms x 8");
     assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"capacity-cut","slowdown":0}"#, T).0, 400);
     assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"errors","error_rate":1}"#, T).0, 204);
     assert_eq!(http("GET", &db.url, "/", "", T).0, 503);
