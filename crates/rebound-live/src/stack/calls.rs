@@ -14,6 +14,7 @@
 //! balancer's view). The call's `latency` is slept each way and its `loss` drawn each way
 //! in-process (a lost copy never answers: its attempt times out).
 
+use super::hedge::AttemptBudget;
 use super::metrics::{AttemptOutcome, CallCounters};
 use rand::rngs::SmallRng;
 use rebound_retry::budget::{RetryBudget, RetryCause};
@@ -178,10 +179,16 @@ impl Call {
         let mut hedged = hedge_async(|| self.send(sent, Some(&won), deadline))
             .policy(h.clone())
             .non_fatal(|_: &CallError| true);
-        if let Some(b) = &self.guards.budget {
-            hedged = hedged.budget(b.clone());
+        // The call's budget as this attempt's hedges see it (see `hedge.rs`).
+        let view = self.guards.budget.clone().map(|b| Arc::new(AttemptBudget::new(b)));
+        if let Some(v) = &view {
+            hedged = hedged.budget(v.clone());
         }
-        hedged.call().await.map_err(|e| e.into_error().unwrap_or(CallError::Transport))
+        let result = hedged.call().await.map_err(|e| e.into_error().unwrap_or(CallError::Transport));
+        if let (Err(_), Some(v)) = (&result, &view) {
+            v.discard();
+        }
+        result
     }
 
     /// One copy to one replica.

@@ -61,6 +61,7 @@ pub mod admission;
 pub mod calls;
 mod conn;
 mod exposition;
+mod hedge;
 pub mod metrics;
 mod request;
 mod resolve;
