@@ -53,11 +53,23 @@ pub fn serve(file: &std::path::Path, name: &str, args: &[&str]) -> Proc {
 
 /// One HTTP/1.1 exchange: (status, head, body). `Connection: close`; bounded by `limit`.
 pub fn http(method: &str, url: &str, path: &str, body: &str, limit: Duration) -> (u16, String, String) {
+    http_with(method, url, path, "", body, limit)
+}
+
+/// [`http`] with extra header lines (`"name: value\r\n"` each).
+pub fn http_with(
+    method: &str,
+    url: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+    limit: Duration,
+) -> (u16, String, String) {
     let addr = url.strip_prefix("http://").unwrap();
     let mut s = TcpStream::connect(addr).expect("connecting");
     s.set_read_timeout(Some(limit)).unwrap();
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).unwrap();

@@ -14,8 +14,8 @@
 //!    429 + `Retry-After` when empty ([`crate::limit`]).
 //! 2. Admission ([`admission`]): `concurrency_limit`, then a free worker (`workers`), else the
 //!    queue (`queue`, taken by `queue_discipline`, through `codel`), else shed (`on_full`:
-//!    `error` answers 503 at once; `drop` holds the request unanswered for
-//!    [`DROP_HOLD`] — its caller times out — then answers 503).
+//!    `error` answers 503 at once; `drop` holds the request unanswered until its caller's
+//!    deadline has passed (at most [`DROP_HOLD`]) — its caller times out — then answers 503).
 //! 3. A request whose caller already gave up (`deadline_propagation`: its caller's
 //!    `x-rebound-deadline`, Unix epoch milliseconds, past; or without it, its
 //!    `x-rebound-timeout-ms` since it arrived) is dropped when a worker takes it: `expired`, 503.
@@ -70,4 +70,4 @@ mod serve;
 
 pub use exposition::labelled;
 pub use resolve::{Peer, StackConfig};
-pub use serve::{Service, DROP_HOLD};
+pub use serve::{Service, DROP_HOLD, DROP_MARGIN};

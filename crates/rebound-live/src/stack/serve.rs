@@ -26,9 +26,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
-/// How long a request shed with `on_full = "drop"` is held unanswered (its caller times out
-/// first) before it is answered 503: two minutes, the latency histogram's reach.
+/// The longest a request shed with `on_full = "drop"` is held unanswered before it is
+/// answered 503: two minutes, the latency histogram's reach. One whose caller sent its
+/// deadline (`x-rebound-deadline` or `x-rebound-timeout-ms`) is held until then plus
+/// [`DROP_MARGIN`]: its caller has timed out by then.
 pub const DROP_HOLD: Duration = Duration::from_secs(120);
+/// How long past its caller's deadline a dropped request is held: 100 ms.
+pub const DROP_MARGIN: Duration = Duration::from_millis(100);
 
 /// A service's state, shared by its requests.
 pub(super) struct Inner {
