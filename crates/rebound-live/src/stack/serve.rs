@@ -74,6 +74,7 @@ impl Service {
         let seed = config.seed.wrapping_add(((index as u64) << 16) | u64::from(config.replica));
         let client = reqwest::Client::builder()
             .pool_max_idle_per_host(node.workers.min(1024) as usize)
+            .pool_idle_timeout(super::conn::POOL_IDLE)
             .build()
             .map_err(|e| LiveError::Io {
                 what: "building the HTTP client".into(),
