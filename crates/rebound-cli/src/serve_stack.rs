@@ -63,7 +63,7 @@ pub fn run(args: &StackArgs, listen: SocketAddr, allow_remote: bool, stop_on_eof
                 () = crate::serve::stdin_eof(stop_on_eof) => {}
             }
         };
-        service.run(stop).await.context("rebound serve --scenario")?;
+        service.run(stop).await;
         Ok(ExitCode::SUCCESS)
     })
 }

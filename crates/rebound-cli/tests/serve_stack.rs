@@ -8,7 +8,7 @@ mod usage;
 mod stack_process;
 
 use rebound_testkit::TempDir;
-use stack_process::{http, metric, poll, serve, write};
+use stack_process::{http, http_with, metric, poll, serve, write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use usage::refused_within;
@@ -162,7 +162,7 @@ fn the_service_exits_at_stdin_eof() {
 #[test]
 fn on_full_drop_holds_the_shed_request_unanswered_and_shutdown_is_bounded() {
     let dir = TempDir::new("serve-stack-drop");
-    let text = scenario("constant:100ms").replace("queue = 1\n", "queue = 0\non_full = \"drop\"\n");
+    let text = scenario("constant:1s").replace("queue = 1\n", "queue = 0\non_full = \"drop\"\n");
     let mut db = serve(&write(&dir, &text), "db", &["--stop-on-stdin-eof"]);
     let (tx, rx) = mpsc::channel();
     for _ in 0..2 {
@@ -176,7 +176,20 @@ fn on_full_drop_holds_the_shed_request_unanswered_and_shutdown_is_bounded() {
     assert_eq!(statuses, [0, 200], "one served, one dropped: no answer within 2 s");
     let t = Duration::from_secs(10);
     assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"queue_full\"}", 1.0, t), 1.0);
-    // The dropped request is still held; stdin's end stops the process within its grace.
+    // A caller that says its timeout (300 ms) gets the dropped request answered 503 once that
+    // has passed, not two minutes later.
+    for _ in 0..2 {
+        let (tx, url) = (tx.clone(), db.url.clone());
+        std::thread::spawn(move || {
+            let timeout = "x-rebound-timeout-ms: 300\r\n";
+            let _ = tx.send(http_with("GET", &url, "/", timeout, "", Duration::from_secs(20)).0);
+        });
+    }
+    let mut statuses: Vec<u16> = (0..2).map(|_| rx.recv_timeout(Duration::from_secs(30)).unwrap()).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 503], "the dropped one answered after its caller's 300 ms");
+    assert_eq!(poll(&db.url, "rebound_service_shed_total{by=\"queue_full\"}", 2.0, t), 2.0);
+    // The first dropped request is still held; stdin's end stops the process within its grace.
     drop(db.stdin.take());
     let start = Instant::now();
     while db.child.try_wait().unwrap().is_none() {

@@ -1,45 +1,13 @@
-//! `rebound serve --scenario` with the scenario's defenses and call policies, real processes:
-//! rate limit, concurrency limit, CoDel, deadline propagation, capacity cut, a retry budget,
-//! hedges, replicas behind a balancer and link latency. Counts are polled with a bound.
+//! `rebound serve --scenario` with the scenario's defenses, real processes: rate limit,
+//! concurrency limit, CoDel, LIFO, deadline propagation, capacity cut, replicas behind a
+//! balancer and link latency. Counts are polled with a bound.
 
 mod stack_process;
 
 use rebound_testkit::TempDir;
-use stack_process::{http, metric, poll, serve, write, Proc};
+use stack_process::{burst, http, metric, pair, poll, serve, stack, write, T};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-const T: Duration = Duration::from_secs(10);
-
-/// A scenario of `front` calling `db` with `call` (lines of its `[[service.call]]`) and `db`'s
-/// own lines.
-fn stack(call: &str, db: &str) -> String {
-    format!(
-        "duration = \"60s\"\n[clients]\ncount = 10\nthink = \"1s\"\ntimeout = \"5s\"\ncalls = \"front\"\n\n\
-         [[service]]\nname = \"front\"\nworkers = 16\nqueue = 16\nservice_time = \"constant:1ms\"\n\
-         [[service.call]]\nto = \"db\"\n{call}\n\n[[service]]\nname = \"db\"\n{db}\n"
-    )
-}
-
-/// `n` GETs of `url` at once, each bounded by `limit`: (status, head) in the order answered.
-fn burst(url: &str, n: usize, limit: Duration) -> Vec<(u16, String)> {
-    let (tx, rx) = mpsc::channel();
-    for _ in 0..n {
-        let (tx, url) = (tx.clone(), url.to_string());
-        std::thread::spawn(move || {
-            let (s, h, _) = http("GET", &url, "/", "", limit);
-            let _ = tx.send((s, h));
-        });
-    }
-    (0..n).map(|_| rx.recv_timeout(limit + T).expect("an answer")).collect()
-}
-
-fn pair(dir: &TempDir, call: &str, db: &str) -> (Proc, Proc) {
-    let file = write(dir, &stack(call, db));
-    let db = serve(&file, "db", &[]);
-    let front = serve(&file, "front", &["--peer", &format!("db={}", db.url)]);
-    (db, front)
-}
 
 #[test]
 fn the_rate_limit_answers_429_with_retry_after() {
@@ -104,42 +72,15 @@ fn a_capacity_cut_slows_and_link_latency_delays() {
         assert_eq!(http("GET", url, "/", "", T).0, 200);
         start.elapsed()
     };
-    assert!(took(&front.url) >= Duration::from_millis(250), "100 ms each way + 50 ms");
+    // A service repays up to 20 ms of its timer's lateness from later service times
+    // (rebound_live::stack's MAX_OWED): the bounds below allow it.
+    assert!(took(&front.url) >= Duration::from_millis(230), "100 ms each way + 50 ms");
     let cut = r#"{"kind":"capacity-cut","slowdown":8}"#;
     assert_eq!(http("POST", &db.url, "/admin/outage", cut, T).0, 204);
-    assert!(took(&db.url) >= Duration::from_millis(400), "50 ms x 8");
+    assert!(took(&db.url) >= Duration::from_millis(380), "50 ms x 8");
     assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"capacity-cut","slowdown":0}"#, T).0, 400);
     assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"errors","error_rate":1}"#, T).0, 204);
     assert_eq!(http("GET", &db.url, "/", "", T).0, 503);
-}
-
-#[test]
-fn a_budget_stops_retries_and_counts_rejections() {
-    let dir = TempDir::new("stack-budget");
-    // gRPC A6: 10 tokens, a retry only while more than 5 are left, each failure costs 1: the
-    // first call retries 4 times (10 -> 6 tokens), then no call retries.
-    let call = "policy = \"constant:base=1ms,max-retries=10,budget=grpc:10:0.1\"";
-    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
-    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"hard-down"}"#, T).0, 204);
-    for _ in 0..5 {
-        assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
-    }
-    assert_eq!(poll(&db.url, "rebound_service_arrivals_total{kind=\"first\"}", 5.0, T), 5.0);
-    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"retry\"}"), 4.0);
-    assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"rejected\"}"), 5.0);
-}
-
-#[test]
-fn a_hedge_is_an_attempt_numbered_after_the_first() {
-    let dir = TempDir::new("stack-hedge");
-    let call = "policy = \"constant:max-retries=0,hedge=200ms:2\"\ntimeout = \"5s\"";
-    let (db, front) = pair(&dir, call, "workers = 4\nservice_time = \"constant:1s\"");
-    assert_eq!(http("GET", &front.url, "/", "", T).0, 200);
-    assert_eq!(poll(&db.url, "rebound_service_arrivals_total{kind=\"retry\"}", 1.0, T), 1.0);
-    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 1.0);
-    let at =
-        |o: &str| metric(&front.url, &format!("rebound_call_attempts_total{{to=\"db\",outcome=\"{o}\"}}"));
-    assert_eq!((at("ok"), at("abandoned")), (1.0, 1.0));
 }
 
 #[test]
@@ -156,43 +97,49 @@ fn replicas_share_the_calls_round_robin() {
     for r in [&a, &b] {
         assert_eq!(poll(&r.url, "rebound_service_answers_total{outcome=\"ok\"}", 2.0, T), 2.0);
     }
+    assert_eq!(metric(&b.url, "rebound_service_info{service=\"db\",replica=\"1\"}"), 1.0);
 }
 
 #[test]
-fn a_lossy_link_times_out_and_error_rate_fails_without_calling() {
-    let dir = TempDir::new("stack-loss");
-    let call = "policy = \"constant:base=1ms,max-retries=1\"\ntimeout = \"100ms\"\nloss = 1.0";
-    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
-    assert_eq!(http("GET", &front.url, "/", "", T).0, 503, "every copy is lost");
-    let timedout = "rebound_call_attempts_total{to=\"db\",outcome=\"timedout\"}";
-    assert_eq!(poll(&front.url, timedout, 2.0, T), 2.0, "the attempt and its one retry");
-    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0);
-
-    let file = write(
-        &dir,
-        &stack("", "service_time = \"constant:1ms\"")
-            .replace("[[service.call]]", "error_rate = 1.0\n[[service.call]]"),
-    );
-    let db = serve(&file, "db", &[]);
-    let front = serve(&file, "front", &["--peer", &format!("db={}", db.url)]);
-    assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
-    assert_eq!(poll(&front.url, "rebound_service_answers_total{outcome=\"error\"}", 1.0, T), 1.0);
-    assert_eq!(metric(&front.url, "rebound_call_requests_total{to=\"db\",outcome=\"ok\"}"), 0.0);
-    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 0.0, "no call made");
-}
-
-#[test]
-fn an_open_breaker_rejects_calls_before_sending() {
-    let dir = TempDir::new("stack-breaker");
-    // Opens after 3 consecutive failures, for 60 s: of 6 calls to a hard-down db, 3 are sent.
-    let call = "policy = \"constant:max-retries=0,breaker=consecutive:3:60s\"";
-    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"");
-    assert_eq!(http("POST", &db.url, "/admin/outage", r#"{"kind":"hard-down"}"#, T).0, 204);
-    for _ in 0..6 {
-        assert_eq!(http("GET", &front.url, "/", "", T).0, 503);
+fn lifo_serves_the_newest_waiting_request_first() {
+    let dir = TempDir::new("stack-lifo");
+    let db = "workers = 1\nqueue = 3\nqueue_discipline = \"lifo\"\nservice_time = \"constant:200ms\"";
+    let db = serve(&write(&dir, &stack("", db)), "db", &[]);
+    // The first request holds the worker for 5 s (a capacity cut when it starts) while three
+    // more queue one after the other; then each takes 200 ms, newest first.
+    let cut = r#"{"kind":"capacity-cut","slowdown":25}"#;
+    assert_eq!(http("POST", &db.url, "/admin/outage", cut, T).0, 204);
+    let (tx, rx) = mpsc::channel();
+    for (i, label) in ["first", "b", "c", "d"].into_iter().enumerate() {
+        let (tx, url) = (tx.clone(), db.url.clone());
+        std::thread::spawn(move || {
+            let status = http("GET", &url, "/", "", Duration::from_secs(30)).0;
+            let _ = tx.send((label, status));
+        });
+        let (series, want) =
+            if i == 0 { ("rebound_service_in_flight", 1.0) } else { ("rebound_service_queue", i as f64) };
+        assert_eq!(poll(&db.url, series, want, T), want, "{label} arrived");
     }
-    let rejected = "rebound_call_attempts_total{to=\"db\",outcome=\"rejected\"}";
-    assert_eq!(poll(&front.url, rejected, 3.0, T), 3.0);
-    assert_eq!(metric(&db.url, "rebound_service_arrivals_total{kind=\"first\"}"), 3.0);
-    assert_eq!(metric(&front.url, "rebound_call_attempts_total{to=\"db\",outcome=\"error\"}"), 3.0);
+    assert_eq!(http("DELETE", &db.url, "/admin/outage", "", T).0, 204);
+    let order: Vec<_> = (0..4).map(|_| rx.recv_timeout(Duration::from_secs(40)).unwrap()).collect();
+    assert_eq!(order, [("first", 200), ("d", 200), ("c", 200), ("b", 200)]);
+}
+
+#[test]
+fn a_deadline_passed_while_the_callee_was_stopped_expires_it() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let dir = TempDir::new("stack-deadline-pause");
+    let call = "policy = \"constant:max-retries=0\"\ntimeout = \"200ms\"";
+    let (db, front) = pair(&dir, call, "service_time = \"constant:1ms\"\ndeadline_propagation = true");
+    let pid = Pid::from_raw(db.child.id() as i32);
+    kill(pid, Signal::SIGSTOP).expect("SIGSTOP");
+    // The attempt waits in db's accept backlog past its 200 ms deadline.
+    let answered = http("GET", &front.url, "/", "", T).0;
+    std::thread::sleep(Duration::from_millis(300));
+    kill(pid, Signal::SIGCONT).expect("SIGCONT");
+    assert_eq!(answered, 503, "front's call timed out");
+    // Read after the resume, it is known to be late by its caller's absolute deadline.
+    assert_eq!(poll(&db.url, "rebound_service_answers_total{outcome=\"expired\"}", 1.0, T), 1.0);
+    assert_eq!(metric(&db.url, "rebound_service_answers_total{outcome=\"ok\"}"), 0.0);
 }

@@ -53,11 +53,23 @@ pub fn serve(file: &std::path::Path, name: &str, args: &[&str]) -> Proc {
 
 /// One HTTP/1.1 exchange: (status, head, body). `Connection: close`; bounded by `limit`.
 pub fn http(method: &str, url: &str, path: &str, body: &str, limit: Duration) -> (u16, String, String) {
+    http_with(method, url, path, "", body, limit)
+}
+
+/// [`http`] with extra header lines (`"name: value\r\n"` each).
+pub fn http_with(
+    method: &str,
+    url: &str,
+    path: &str,
+    headers: &str,
+    body: &str,
+    limit: Duration,
+) -> (u16, String, String) {
     let addr = url.strip_prefix("http://").unwrap();
     let mut s = TcpStream::connect(addr).expect("connecting");
     s.set_read_timeout(Some(limit)).unwrap();
     let req = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     s.write_all(req.as_bytes()).unwrap();
@@ -95,4 +107,37 @@ pub fn write(dir: &TempDir, text: &str) -> std::path::PathBuf {
     let path = dir.0.join(format!("stack-{}.toml", N.fetch_add(1, Relaxed)));
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// A bound for one exchange or one poll: 10 s.
+pub const T: Duration = Duration::from_secs(10);
+
+/// A scenario of `front` calling `db` with `call` (lines of its `[[service.call]]`) and `db`'s
+/// own lines.
+pub fn stack(call: &str, db: &str) -> String {
+    format!(
+        "duration = \"60s\"\n[clients]\ncount = 10\nthink = \"1s\"\ntimeout = \"5s\"\ncalls = \"front\"\n\n\
+         [[service]]\nname = \"front\"\nworkers = 16\nqueue = 16\nservice_time = \"constant:1ms\"\n\
+         [[service.call]]\nto = \"db\"\n{call}\n\n[[service]]\nname = \"db\"\n{db}\n"
+    )
+}
+
+/// `n` GETs of `url` at once, each bounded by `limit`: (status, head) in the order answered.
+pub fn burst(url: &str, n: usize, limit: Duration) -> Vec<(u16, String)> {
+    let (tx, rx) = mpsc::channel();
+    for _ in 0..n {
+        let (tx, url) = (tx.clone(), url.to_string());
+        std::thread::spawn(move || {
+            let (s, h, _) = http("GET", &url, "/", "", limit);
+            let _ = tx.send((s, h));
+        });
+    }
+    (0..n).map(|_| rx.recv_timeout(limit + T).expect("an answer")).collect()
+}
+
+pub fn pair(dir: &TempDir, call: &str, db: &str) -> (Proc, Proc) {
+    let file = write(dir, &stack(call, db));
+    let db = serve(&file, "db", &[]);
+    let front = serve(&file, "front", &["--peer", &format!("db={}", db.url)]);
+    (db, front)
 }

@@ -6,13 +6,15 @@
 //! timeout, `retry_on` and `retry_after`.
 //!
 //! Every copy sent carries `x-rebound-attempt: K` (1 for the call's first, then 2, 3, … for
-//! retries and hedges in the order they are sent) and `x-rebound-timeout-ms` (the call's
-//! per-attempt timeout, for the callee's deadline propagation). A copy goes to one of the
+//! retries and hedges in the order they are sent), `x-rebound-timeout-ms` (the call's
+//! per-attempt timeout) and `x-rebound-deadline` (when the attempt times out, in Unix epoch
+//! milliseconds), for the callee's deadline propagation. A copy goes to one of the
 //! callee's replicas (`--peer`s) by the callee's `balancer`; `least-outstanding` and
 //! `power-of-two` count this process's attempts in flight at each replica (a client-side
 //! balancer's view). The call's `latency` is slept each way and its `loss` drawn each way
 //! in-process (a lost copy never answers: its attempt times out).
 
+use super::hedge::AttemptBudget;
 use super::metrics::{AttemptOutcome, CallCounters};
 use rand::rngs::SmallRng;
 use rebound_retry::budget::{RetryBudget, RetryCause};
@@ -30,6 +32,10 @@ use std::time::{Duration, Instant, SystemTime};
 pub const ATTEMPT_HEADER: &str = "x-rebound-attempt";
 /// The header carrying the caller's per-attempt timeout in milliseconds.
 pub const TIMEOUT_HEADER: &str = "x-rebound-timeout-ms";
+/// The header carrying the caller's deadline for the attempt: milliseconds since the Unix
+/// epoch (the processes of a loopback stack share one clock), so that a request that waited in
+/// a stopped callee's accept backlog is known to be late when it is finally read.
+pub const DEADLINE_HEADER: &str = "x-rebound-deadline";
 
 /// A failed copy.
 #[derive(Debug, Clone, Copy)]
@@ -167,18 +173,31 @@ impl Call {
 
     /// One attempt: one copy, or hedged copies.
     async fn attempt(&self, sent: &AtomicU32) -> Result<(), CallError> {
-        let Some(h) = &self.guards.hedge else { return self.send(sent, None).await };
+        let deadline = SystemTime::now() + self.timeout;
+        let Some(h) = &self.guards.hedge else { return self.send(sent, None, deadline).await };
         let won = AtomicBool::new(false);
-        let mut hedged =
-            hedge_async(|| self.send(sent, Some(&won))).policy(h.clone()).non_fatal(|_: &CallError| true);
-        if let Some(b) = &self.guards.budget {
-            hedged = hedged.budget(b.clone());
+        let mut hedged = hedge_async(|| self.send(sent, Some(&won), deadline))
+            .policy(h.clone())
+            .non_fatal(|_: &CallError| true);
+        // The call's budget as this attempt's hedges see it (see `hedge.rs`).
+        let view = self.guards.budget.clone().map(|b| Arc::new(AttemptBudget::new(b)));
+        if let Some(v) = &view {
+            hedged = hedged.budget(v.clone());
         }
-        hedged.call().await.map_err(|e| e.into_error().unwrap_or(CallError::Transport))
+        let result = hedged.call().await.map_err(|e| e.into_error().unwrap_or(CallError::Transport));
+        if let (Err(_), Some(v)) = (&result, &view) {
+            v.discard();
+        }
+        result
     }
 
     /// One copy to one replica.
-    async fn send(&self, sent: &AtomicU32, won: Option<&AtomicBool>) -> Result<(), CallError> {
+    async fn send(
+        &self,
+        sent: &AtomicU32,
+        won: Option<&AtomicBool>,
+        deadline: SystemTime,
+    ) -> Result<(), CallError> {
         let k = sent.fetch_add(1, Relaxed).saturating_add(1);
         let replica = self.pick();
         self.outstanding[replica].fetch_add(1, Relaxed);
@@ -187,8 +206,14 @@ impl Call {
             return std::future::pending().await;
         }
         let ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
+        let unix_ms = deadline.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
         let started = Instant::now();
-        let req = self.client.get(&self.peers[replica]).header(ATTEMPT_HEADER, k).header(TIMEOUT_HEADER, ms);
+        let req = self
+            .client
+            .get(&self.peers[replica])
+            .header(ATTEMPT_HEADER, k)
+            .header(TIMEOUT_HEADER, ms)
+            .header(DEADLINE_HEADER, unix_ms.to_string());
         let answer = match req.send().await {
             Ok(resp) => {
                 let status = resp.status();

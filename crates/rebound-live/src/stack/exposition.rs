@@ -5,13 +5,23 @@ use super::metrics::{CallCounters, ServiceCounters, ShedBy, ATTEMPT_OUTCOMES, BU
 use std::fmt::Write;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// A label value as the text format writes it: `\\`, `"` and a line feed escaped.
+fn escape(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
 impl ServiceCounters {
-    /// The Prometheus text exposition of the service and its calls (`(callee, counters)`).
-    pub fn render(&self, calls: &[(&str, &CallCounters)]) -> String {
+    /// The Prometheus text exposition of service `service`'s replica `replica` and its calls
+    /// (`(callee, counters)`), with `rebound_service_info{service, replica} 1` first so that a
+    /// scraper can check whom it reads.
+    pub fn render(&self, service: &str, replica: u32, calls: &[(&str, &CallCounters)]) -> String {
         let mut out = String::new();
         let head = |out: &mut String, name: &str, kind: &str, help: &str| {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
         };
+        let name = "rebound_service_info";
+        head(&mut out, name, "gauge", "Which service and replica this process is (always 1).");
+        let _ = writeln!(out, "{name}{{service=\"{}\",replica=\"{replica}\"}} 1", escape(service));
         let name = "rebound_service_arrivals_total";
         head(
             &mut out,
@@ -50,6 +60,7 @@ impl ServiceCounters {
         let name = "rebound_call_attempts_total";
         head(&mut out, name, "counter", "Attempts at each callee, by outcome.");
         for (to, c) in calls {
+            let to = escape(to);
             for (i, (_, label)) in ATTEMPT_OUTCOMES.iter().enumerate() {
                 let _ = writeln!(
                     out,
@@ -61,6 +72,7 @@ impl ServiceCounters {
         let name = "rebound_call_requests_total";
         head(&mut out, name, "counter", "Calls to each callee after their retries, by outcome.");
         for (to, c) in calls {
+            let to = escape(to);
             let _ = writeln!(out, "{name}{{to=\"{to}\",outcome=\"ok\"}} {}", c.ok.load(Relaxed));
             let _ = writeln!(out, "{name}{{to=\"{to}\",outcome=\"failed\"}} {}", c.failed.load(Relaxed));
         }
@@ -115,7 +127,9 @@ mod tests {
         let call = CallCounters::default();
         call.attempt(AttemptOutcome::TimedOut);
         call.request(false);
-        let text = c.render(&[("db", &call)]);
+        let text = c.render("api", 2, &[("db", &call)]);
+        assert_eq!(labelled(&text, "rebound_service_info", "service=\"api\",replica=\"2\""), Some(1.0));
+        assert_eq!(escape(r#"a"b\c"#), r#"a\"b\\c"#);
         let at = |n, l| labelled(&text, n, l);
         assert_eq!(at("rebound_service_arrivals_total", "kind=\"retry\""), Some(1.0));
         assert_eq!(at("rebound_service_answers_total", "outcome=\"shed\""), Some(1.0));

@@ -14,10 +14,11 @@
 //!    429 + `Retry-After` when empty ([`crate::limit`]).
 //! 2. Admission ([`admission`]): `concurrency_limit`, then a free worker (`workers`), else the
 //!    queue (`queue`, taken by `queue_discipline`, through `codel`), else shed (`on_full`:
-//!    `error` answers 503 at once; `drop` holds the request unanswered for
-//!    [`DROP_HOLD`] — its caller times out — then answers 503).
-//! 3. A request whose caller already gave up (`deadline_propagation`, its caller's
-//!    `x-rebound-timeout-ms` past) is dropped when a worker takes it: `expired`, 503.
+//!    `error` answers 503 at once; `drop` holds the request unanswered until its caller's
+//!    deadline has passed (at most [`DROP_HOLD`]) — its caller times out — then answers 503).
+//! 3. A request whose caller already gave up (`deadline_propagation`: its caller's
+//!    `x-rebound-deadline`, Unix epoch milliseconds, past; or without it, its
+//!    `x-rebound-timeout-ms` since it arrived) is dropped when a worker takes it: `expired`, 503.
 //! 4. Service time: the scenario's `service_time` drawn by the simulator's [`rebound_sim::graph::Sampler`] (a
 //!    seeded RNG: `--seed`, the service's index and the replica), × a capacity cut's
 //!    slowdown, waited by `tokio::time::sleep` while holding the worker (the timer's lateness,
@@ -27,13 +28,16 @@
 //! 6. The calls in order ([`calls`]); the first that fails for good makes the answer 503.
 //!
 //! The work runs in a task of its own: a caller that times out and hangs up does not stop it
-//! (the model's callee does not know its caller gave up). A hard-down outage that begins fails
+//! (the model's callee does not know its caller gave up), and a request its caller closed
+//! before the service read it (one that waited in a stopped service's accept backlog) is
+//! still read and served: the connection loop allows half-closed connections (`conn.rs`). A hard-down outage that begins fails
 //! every request in the service at once. Shed answers carry `x-rebound-shed: queue_full |
 //! codel | concurrency_limit | rate_limit`.
 //!
 //! ## Metrics (`GET /metrics`, Prometheus text, this process only)
 //! | series | labels | what |
 //! |---|---|---|
+//! | `rebound_service_info` | `service`, `replica` | always 1: whom a scraper reads (an addition to the contract) |
 //! | `rebound_service_arrivals_total` | `kind="first"\|"retry"` | attempts arrived (by `x-rebound-attempt`: 1 is first, none counts as first) |
 //! | `rebound_service_answers_total` | `outcome="ok"\|"error"\|"shed"\|"expired"` | requests answered |
 //! | `rebound_service_shed_total` | `by="queue_full"\|"codel"\|"concurrency_limit"\|"rate_limit"` | sheds by defense (sum = `outcome="shed"`) |
@@ -55,7 +59,9 @@
 pub mod admin;
 pub mod admission;
 pub mod calls;
+mod conn;
 mod exposition;
+mod hedge;
 pub mod metrics;
 mod request;
 mod resolve;
@@ -64,4 +70,4 @@ mod serve;
 
 pub use exposition::labelled;
 pub use resolve::{Peer, StackConfig};
-pub use serve::{Service, DROP_HOLD};
+pub use serve::{Service, DROP_HOLD, DROP_MARGIN};

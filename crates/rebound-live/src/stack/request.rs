@@ -5,7 +5,7 @@
 use super::admin::Outage;
 use super::admission::{Admit, Entry};
 use super::metrics::{Outcome, ShedBy};
-use super::serve::{Inner, DROP_HOLD};
+use super::serve::{Inner, DROP_HOLD, DROP_MARGIN};
 use crate::limit::{LimitFields, Limiter};
 use rand::Rng;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -18,7 +18,7 @@ pub(super) enum Answer {
     Shed(ShedBy),
     Expired,
     Limited(LimitFields),
-    /// Shed with `on_full = "drop"`: counted at once, answered after [`DROP_HOLD`].
+    /// Shed with `on_full = "drop"`: counted at once, answered once its caller gave up.
     Dropped,
 }
 
@@ -46,7 +46,11 @@ pub(super) async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant
     if let Entry::Shed(by) = entry {
         if by == ShedBy::QueueFull && s.node.drop_when_full {
             s.counters.answer(Outcome::Shed(by), arrived.elapsed());
-            tokio::time::sleep(DROP_HOLD).await;
+            // Held until its caller has given up (its deadline, if it sent one), at most
+            // DROP_HOLD: the sockets held stay as many as the caller's attempts in flight.
+            let hold =
+                deadline.map_or(DROP_HOLD, |d| d.saturating_duration_since(Instant::now()) + DROP_MARGIN);
+            tokio::time::sleep(hold.min(DROP_HOLD)).await;
             return Answer::Dropped;
         }
         return Answer::Shed(by);

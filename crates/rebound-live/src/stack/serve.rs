@@ -3,7 +3,7 @@
 
 use super::admin::{self, Outage, Switch};
 use super::admission::Gate;
-use super::calls::{Call, ATTEMPT_HEADER, TIMEOUT_HEADER};
+use super::calls::{Call, ATTEMPT_HEADER, DEADLINE_HEADER, TIMEOUT_HEADER};
 use super::metrics::{ServiceCounters, ShedBy};
 use super::request::{handle, outcome, Answer};
 use super::resolve::{self, StackConfig};
@@ -26,13 +26,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::net::TcpListener;
 
-/// How long a request shed with `on_full = "drop"` is held unanswered (its caller times out
-/// first) before it is answered 503: two minutes, the latency histogram's reach.
+/// The longest a request shed with `on_full = "drop"` is held unanswered before it is
+/// answered 503: two minutes, the latency histogram's reach. One whose caller sent its
+/// deadline (`x-rebound-deadline` or `x-rebound-timeout-ms`) is held until then plus
+/// [`DROP_MARGIN`]: its caller has timed out by then.
 pub const DROP_HOLD: Duration = Duration::from_secs(120);
+/// How long past its caller's deadline a dropped request is held: 100 ms.
+pub const DROP_MARGIN: Duration = Duration::from_millis(100);
 
 /// A service's state, shared by its requests.
 pub(super) struct Inner {
     pub(super) node: Node,
+    pub(super) replica: u32,
     pub(super) gate: Arc<Gate>,
     pub(super) sampler: Sampler,
     pub(super) rng: Mutex<SmallRng>,
@@ -69,6 +74,7 @@ impl Service {
         let seed = config.seed.wrapping_add(((index as u64) << 16) | u64::from(config.replica));
         let client = reqwest::Client::builder()
             .pool_max_idle_per_host(node.workers.min(1024) as usize)
+            .pool_idle_timeout(super::conn::POOL_IDLE)
             .build()
             .map_err(|e| LiveError::Io {
                 what: "building the HTTP client".into(),
@@ -101,6 +107,7 @@ impl Service {
             counters,
             calls,
             node,
+            replica: config.replica,
             owed_ns: AtomicU64::new(0),
         };
         Ok(Service { listener, inner: Arc::new(inner) })
@@ -112,24 +119,22 @@ impl Service {
     }
 
     /// Serves until `shutdown` completes, then lets requests finish for at most
-    /// [`crate::server::SHUTDOWN_GRACE`].
-    ///
-    /// # Errors
-    /// [`LiveError::Io`] if accepting connections fails.
-    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LiveError> {
+    /// [`crate::server::SHUTDOWN_GRACE`]. A failed accept (out of file descriptors) is retried
+    /// after 50 ms.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) {
         let app = Router::new()
             .route("/metrics", get(metrics))
             .route("/admin/outage", get(outage_now).post(outage_post).delete(outage_end))
             .fallback(api)
             .with_state(self.inner);
-        crate::server::serve_with_grace(self.listener, app, shutdown).await
+        super::conn::serve(self.listener, app, shutdown).await;
     }
 }
 
 async fn metrics(State(s): State<Arc<Inner>>) -> Response {
     let calls: Vec<(&str, &super::metrics::CallCounters)> =
         s.calls.iter().map(|c| (c.to.as_str(), &c.counters)).collect();
-    let text = s.counters.render(&calls);
+    let text = s.counters.render(&s.node.name, s.replica, &calls);
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }
 
@@ -157,7 +162,10 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         headers.get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok())
     };
     s.counters.arrival(number(ATTEMPT_HEADER).is_some_and(|k| k > 1));
-    let deadline = number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000)));
+    let deadline = match number(DEADLINE_HEADER) {
+        Some(unix_ms) => Some(instant_of(unix_ms, arrived)),
+        None => number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000))),
+    };
     // Counted in the task: a caller that hangs up does not keep its answer from the metrics.
     let task = tokio::spawn(async move {
         let answer = handle(&s, arrived, deadline).await;
@@ -188,4 +196,14 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         res.headers_mut().insert("x-rebound-shed", HeaderValue::from_static(by.label()));
     }
     res
+}
+
+/// The instant of `unix_ms` (milliseconds since the Unix epoch) on the clock where `now` is now;
+/// a past one is `now` (already late), a far one at most a day ahead.
+fn instant_of(unix_ms: u64, now: Instant) -> Instant {
+    let then = std::time::UNIX_EPOCH + Duration::from_millis(unix_ms);
+    match then.duration_since(std::time::SystemTime::now()) {
+        Ok(ahead) => now + ahead.min(Duration::from_secs(86_400)),
+        Err(_) => now,
+    }
 }
