@@ -97,6 +97,9 @@ impl Args {
                 .transpose()
                 .with_context(|| format!("--policy {}: budget", self.policy))?,
             throttle: self.policy.throttle().map(|t| t.build_seeded(self.seed)).transpose()?,
+            arrivals: load::Arrivals::Closed,
+            spike: None,
+            replicas: Vec::new(),
         })
     }
 }
