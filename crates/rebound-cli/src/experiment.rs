@@ -18,7 +18,17 @@ pub enum Command {
     /// SIGCONT it after --outage, and report whether and when OK/s came back to >= 90 % of
     /// its pre-outage level; one run per --policy (about --duration each).
     ///
+    /// With --scenario FILE (any `storm` scenario with [[service]]s): every replica of every
+    /// service runs as a `rebound serve --scenario` process on loopback, the users are the load
+    /// generator, the outage is done to the processes (pause: SIGSTOP/SIGCONT; hard-down,
+    /// capacity-cut, errors: the services' admin endpoint), /metrics are scraped every second;
+    /// prints the live run in storm's format, then simulated vs live per policy and service.
+    /// Each run lasts the scenario's duration (plus at most 30 s, and 30 s per process to
+    /// start).
+    ///
     /// Example: rebound experiment live --plot docs/img/live.png
+    ///
+    /// Example: rebound experiment live --scenario examples/scenarios/three-tier-live.toml
     Live(LiveArgs),
 }
 
@@ -26,6 +36,23 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct LiveArgs {
+    /// A storm scenario with [[service]]s to run live and simulated, side by side (its
+    /// clients, outage, duration and policies replace --clients, --rate, --timeout,
+    /// --duration, --warmup, --outage and --serve-arg).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["clients", "rate", "timeout", "duration", "warmup", "outage", "serve_args"])]
+    scenario: Option<PathBuf>,
+    /// With --scenario: runs per policy, live and simulated, 1 to 10000 (seeds seed..seed+N-1;
+    /// runs x policies x duration at most 4h).
+    #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in, requires = "scenario")]
+    runs: u32,
+    /// With --scenario: divide offered load and capacity by F, 0.01 to 1000 — the users' count
+    /// (or open-loop rate) / F, every service time x F, rate limits / F; timeouts, backoffs and
+    /// the outage's times unchanged.
+    #[arg(long, default_value_t = 1.0, value_parser = crate::usage::number_in(0.01, 1000.0), requires = "scenario")]
+    scale: f64,
+    /// With --scenario: write one self-contained HTML report (text and charts) to this file.
+    #[arg(long, value_name = "FILE", requires = "scenario")]
+    html: Option<PathBuf>,
     /// A policy to run (repeatable). Default: S5's fixed 100 ms retry and S5's exponential
     /// backoff with jitter.
     #[arg(long = "policy", value_name = "SPEC")]
@@ -54,9 +81,9 @@ pub struct LiveArgs {
     /// At most this many attempts in flight at once, 1 to 1000000.
     #[arg(long, default_value_t = 10_000, value_parser = crate::load::max_in_flight)]
     max_in_flight: usize,
-    /// Seed of think times and jitter.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of think times and jitter (default 1; with --scenario, the scenario's).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Print one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -80,6 +107,19 @@ struct Run {
 /// Runs the command.
 pub fn run(command: Command) -> Result<ExitCode> {
     let Command::Live(args) = command;
+    if let Some(scenario) = args.scenario {
+        return crate::twin::run(crate::twin::Args {
+            scenario,
+            policies: args.policies,
+            seed: args.seed,
+            runs: args.runs,
+            scale: args.scale,
+            json: args.json,
+            plot: args.plot,
+            html: args.html,
+            max_in_flight: args.max_in_flight,
+        });
+    }
     let usage = |m: String| crate::usage::Usage(m);
     anyhow::ensure!(
         args.warmup.saturating_add(args.outage) < args.duration,
@@ -111,7 +151,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
             policy: spec.clone(),
             duration: args.duration,
             max_in_flight: args.max_in_flight,
-            seed: args.seed,
+            seed: args.seed.unwrap_or(1),
             json: args.json,
         }
         .config()?;

@@ -99,6 +99,9 @@ impl Args {
                 .with_context(|| format!("--policy {}: budget", self.policy))?,
             throttle: self.policy.throttle().map(|t| t.build_seeded(self.seed)).transpose()?,
             retry_breaker: self.policy.retry_breaker().map(|r| r.build().map(Arc::new)).transpose()?,
+            arrivals: load::Arrivals::Closed,
+            spike: None,
+            replicas: Vec::new(),
         })
     }
 }

@@ -16,12 +16,14 @@ mod plot;
 mod progress;
 mod schedule;
 mod serve;
+mod serve_stack;
 mod shard;
 mod spec_help;
 mod stack;
 mod storm;
 mod sweep;
 mod table;
+mod twin;
 mod usage;
 mod verdicts;
 
@@ -47,7 +49,8 @@ enum Command {
     /// Brooker's optimistic-concurrency benchmark: work and completion time of N contending
     /// clients under each backoff strategy.
     Contend(contend::Args),
-    /// S5's HTTP server whose delay grows with concurrency.
+    /// S5's HTTP server whose delay grows with concurrency, or (with --scenario) one service of
+    /// a scenario's graph as a live process.
     Serve(serve::Args),
     /// S5's retrying load generator over real HTTP.
     Load(load::Args),

@@ -1,4 +1,5 @@
-//! `rebound serve`: S5's server (see `rebound_live::server`).
+//! `rebound serve`: S5's server (see `rebound_live::server`), or with `--scenario` one service
+//! of a scenario's graph (`serve_stack.rs`, see `rebound_live::stack`).
 
 use crate::output;
 use crate::usage::{duration_in, number_in, DAY};
@@ -15,7 +16,14 @@ use std::time::Duration;
 /// `concurrency: C, last delay: D` once a second; `GET /metrics` (Prometheus),
 /// `POST /admin/pause`, `POST /admin/resume`. Ctrl-C or SIGTERM stop it.
 ///
+/// With --scenario FILE --service NAME: one [[service]] of the scenario as a real process
+/// (workers, bounded queue, its defenses, its calls through the library's retry with each
+/// call's policy to the --peer URLs); `GET /metrics`, `POST`/`DELETE /admin/outage`. Prints
+/// `listening on http://ADDR` and nothing else.
+///
 /// Example: rebound serve --listen 127.0.0.1:8070 --concurrency-limit 30 --factor 1.05
+///
+/// Example: rebound serve --scenario stack.toml --service front --listen 127.0.0.1:0 --peer db=http://127.0.0.1:8071
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The listen address (loopback unless --allow-remote).
@@ -25,21 +33,23 @@ pub struct Args {
     #[arg(long)]
     allow_remote: bool,
     /// The delay at or below the concurrency limit, 0 to 1day.
-    #[arg(long, default_value = "100ms", value_parser = duration_in(Duration::ZERO, DAY))]
+    #[arg(long, default_value = "100ms", value_parser = duration_in(Duration::ZERO, DAY), conflicts_with = "scenario")]
     min_delay: Duration,
     /// Requests in flight served at --min-delay.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, conflicts_with = "scenario")]
     concurrency_limit: u64,
     /// Delay growth per K requests above the limit, a number in [1, 1000000].
-    #[arg(long, default_value_t = 1.05, value_parser = number_in(1.0, 1e6))]
+    #[arg(long, default_value_t = 1.05, value_parser = number_in(1.0, 1e6), conflicts_with = "scenario")]
     factor: f64,
     /// Requests above the limit per step of --factor, a number in [0.000001, 1000000000].
-    #[arg(long, default_value_t = 15.0, value_parser = number_in(1e-6, 1e9))]
+    #[arg(long, default_value_t = 15.0, value_parser = number_in(1e-6, 1e9), conflicts_with = "scenario")]
     k: f64,
     /// Admit at most N requests per second (token bucket of N); others get 429 + Retry-After. Every
     /// answer carries RateLimit and RateLimit-Policy (draft-ietf-httpapi-ratelimit-headers).
-    #[arg(long, value_name = "N/s", value_parser = parse_limit)]
+    #[arg(long, value_name = "N/s", value_parser = parse_limit, conflicts_with = "scenario")]
     rate_limit: Option<NonZeroU32>,
+    #[command(flatten)]
+    stack: crate::serve_stack::StackArgs,
     /// Stop when standard input reaches end of file: a parent that starts the server with a pipe
     /// as its stdin (`rebound experiment live` does) takes it down with itself, however it ends.
     #[arg(long)]
@@ -48,7 +58,7 @@ pub struct Args {
 
 /// Completes when stdin reaches end of file (or fails), if `on`; never otherwise. Read on a
 /// thread of its own, which the process's exit ends.
-async fn stdin_eof(on: bool) {
+pub(crate) async fn stdin_eof(on: bool) {
     if !on {
         return std::future::pending().await;
     }
@@ -69,6 +79,9 @@ fn parse_limit(s: &str) -> Result<NonZeroU32, String> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.stack.scenario.is_some() {
+        return crate::serve_stack::run(&args.stack, args.listen, args.allow_remote, args.stop_on_stdin_eof);
+    }
     let model = DelayModel::new(args.min_delay, args.concurrency_limit, args.factor, args.k)
         .context("invalid --factor or --k")?;
     let config = ServerConfig {

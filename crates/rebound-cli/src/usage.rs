@@ -57,7 +57,11 @@ pub fn is_usage(e: &anyhow::Error) -> bool {
             || c.is::<rebound_sim::range::RangeError>()
             || matches!(
                 c.downcast_ref::<rebound_live::LiveError>(),
-                Some(rebound_live::LiveError::Invalid { .. } | rebound_live::LiveError::RemoteListen(_))
+                Some(
+                    rebound_live::LiveError::Invalid { .. }
+                        | rebound_live::LiveError::RemoteListen(_)
+                        | rebound_live::LiveError::NotLive { .. }
+                )
             )
     })
 }

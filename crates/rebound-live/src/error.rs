@@ -32,6 +32,24 @@ pub enum LiveError {
     /// Stopped (Ctrl-C, SIGTERM) before the run began.
     #[error("interrupted")]
     Interrupted,
+    /// A process of the live twin's stack exited while it should have been serving.
+    #[error("service process {process} exited ({status}){}", if stderr.is_empty() { String::new() } else { format!("; its stderr: {stderr}") })]
+    ChildDied {
+        /// The service (`NAME`, or `NAME[I]` for replica `I`).
+        process: String,
+        /// Its exit status (`exit status: 2`, `signal: 9 (SIGKILL)`).
+        status: String,
+        /// The last lines it wrote to stderr.
+        stderr: String,
+    },
+    /// A scenario key the live twin cannot run (a usage error: exit 2).
+    #[error("{field}: {reason}")]
+    NotLive {
+        /// The key, as in the scenario file.
+        field: String,
+        /// Why, and what to do instead.
+        reason: String,
+    },
     /// A socket or process operation failed.
     #[error("{what}: {source}")]
     Io {

@@ -49,6 +49,18 @@ impl Limiter {
         Limiter { bucket, policy: item(&[("q", i64::from(per_second.get())), ("w", 1)]) }
     }
 
+    /// A full bucket of `burst` tokens (≥ 1) refilled at `per_s` tokens per second (finite, in
+    /// (0, 10,000,000]): a scenario's `rate_limit` and `burst` (the simulator's
+    /// `TokenBucket`). Its policy says `q=burst` over `w` = the seconds the bucket takes to
+    /// fill, rounded up, at least 1.
+    pub fn with_rate(per_s: f64, burst: NonZeroU32) -> Limiter {
+        let period = std::time::Duration::from_secs_f64(1.0 / per_s.clamp(1e-7, 1e7));
+        let quota = Quota::with_period(period).expect("a period > 0").allow_burst(burst);
+        let bucket = RateLimiter::direct(quota).with_middleware::<StateInformationMiddleware>();
+        let w = (f64::from(burst.get()) / per_s).ceil().clamp(1.0, 1e15) as i64;
+        Limiter { bucket, policy: item(&[("q", i64::from(burst.get())), ("w", w)]) }
+    }
+
     /// Takes a token: `Ok` with the fields of an admitted request, `Err` with those of a
     /// refused one (a 429).
     pub fn check(&self) -> Result<LimitFields, LimitFields> {

@@ -138,24 +138,34 @@ impl Server {
             .route("/admin/resume", post(|s: State<Handle>| admin(s, false)))
             .fallback(api)
             .with_state(self.handle);
-        let (stop_tx, mut stop_rx) = watch::channel(false);
-        let signal = async move {
-            shutdown.await;
-            let _ = stop_tx.send(true);
-        };
-        let serve = axum::serve(self.listener, app).with_graceful_shutdown(signal);
-        let grace = async move {
-            let _ = stop_rx.wait_for(|s| *s).await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        };
-        tokio::select! {
-            r = serve => r.map_err(LiveError::io("serving")),
-            () = grace => Ok(()),
-        }
+        serve_with_grace(self.listener, app, shutdown).await
     }
 }
 
-fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+/// Serves `app` until `shutdown` completes, then lets requests in flight finish for at most
+/// [`SHUTDOWN_GRACE`].
+pub(crate) async fn serve_with_grace(
+    listener: TcpListener,
+    app: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), LiveError> {
+    let (stop_tx, mut stop_rx) = watch::channel(false);
+    let signal = async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    };
+    let serve = axum::serve(listener, app).with_graceful_shutdown(signal);
+    let grace = async move {
+        let _ = stop_rx.wait_for(|s| *s).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        r = serve => r.map_err(LiveError::io("serving")),
+        () = grace => Ok(()),
+    }
+}
+
+pub(crate) fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
     let socket = if addr.is_ipv4() { TcpSocket::new_v4()? } else { TcpSocket::new_v6()? };
     socket.set_reuseaddr(true)?;
     socket.bind(addr)?;
@@ -194,7 +204,7 @@ async fn api(State(h): State<Handle>) -> Response {
     res
 }
 
-fn add_fields(res: &mut Response, f: &LimitFields) {
+pub(crate) fn add_fields(res: &mut Response, f: &LimitFields) {
     let headers = res.headers_mut();
     let value = |s: &str| HeaderValue::from_str(s).expect("sfv serializes visible ASCII");
     headers.insert("ratelimit", value(&f.ratelimit));

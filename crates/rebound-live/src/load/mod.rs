@@ -1,23 +1,27 @@
 //! S5's client side: `clients` simulated clients, each thinking for an exponentially
 //! distributed time (mean `clients / rate`, so arrivals across clients are Poisson at `rate`)
-//! and then making one request, retried by [`rebound_retry::retry_async`] under a policy until it
+//! and then making one request (or an open loop at `rate`, and a load spike: [`Arrivals`],
+//! [`Spike`]), retried by [`rebound_retry::retry_async`] under a policy until it
 //! succeeds or the policy gives up. All clients share one pooled HTTP client. Errors (a
 //! retryable status, a transport error) and per-attempt timeouts are counted apart, per
 //! second, as S5's client does. `Retry-After` on 429/503 is honoured through the executor's
 //! hint (capped at [`rebound_retry::DEFAULT_HINT_CEILING`]).
 //!
+//! Every attempt carries `x-rebound-attempt: K` ([`ATTEMPT_HEADER`]; 1 for the first, 2.. for
+//! retries), so a server can tell first attempts from retries (the live twin's services count
+//! them apart).
+//!
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
 
+mod arrivals;
 mod preflight;
 mod record;
 
+pub use arrivals::{Arrivals, Spike};
 pub use record::{status_line, LoadReport, Percentiles, Second};
 
 use crate::error::{chain, LiveError};
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
-use rand_distr::{Distribution, Exp};
 use rebound_retry::budget::RetryBudget;
 use rebound_retry::http::{parse_retry_after, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
@@ -37,6 +41,9 @@ pub const LIVE_MAX_DURATION: Duration = Duration::from_secs(86_400);
 /// and fails as an error ([`LoadReport::last_error`] says why), retried like a transport
 /// error. S5's server answers with a few bytes.
 pub const MAX_BODY: u64 = 1 << 20;
+
+/// The header every attempt carries: its number, 1 for the first attempt, 2.. for retries.
+pub const ATTEMPT_HEADER: &str = "x-rebound-attempt";
 
 /// A load run's parameters.
 #[derive(Debug, Clone)]
@@ -64,6 +71,13 @@ pub struct LoadConfig {
     /// A retry circuit breaker (Brooker 2022) shared by all clients, if any: asked before every
     /// retry, as the executor's [`retry_breaker`](rebound_retry::Retry::retry_breaker) does.
     pub retry_breaker: Option<Arc<rebound_retry::RetryBreaker>>,
+    /// Closed loop (S5's clients, the default) or open loop at `rate`.
+    pub arrivals: Arrivals,
+    /// A load spike, if any.
+    pub spike: Option<Spike>,
+    /// More URLs of the same service (its replicas): attempts go round-robin over `url` and
+    /// these, in order. Empty: every attempt GETs `url`.
+    pub replicas: Vec<String>,
 }
 
 impl LoadConfig {
@@ -90,6 +104,14 @@ impl LoadConfig {
         if self.max_in_flight == 0 {
             return bad("--max-in-flight", "0".into(), "at least 1");
         }
+        if let Some(s) = self.spike {
+            if !(s.factor > 0.0 && s.factor <= 1000.0) {
+                return bad("outage.factor", s.factor.to_string(), "a factor in (0, 1000]");
+            }
+            if s.start >= s.end || s.end > self.duration {
+                return bad("outage.end", shown(s.end), "after outage.start, within the run");
+            }
+        }
         Ok(())
     }
 }
@@ -111,6 +133,8 @@ struct Ctx {
     gave_up: AtomicU64,
     cut: AtomicU64,
     malformed: AtomicU64,
+    waited_ns: AtomicU64,
+    turn: AtomicU64,
     last_error: Mutex<Option<String>>,
 }
 
@@ -154,6 +178,8 @@ pub async fn run(
         gave_up: AtomicU64::new(0),
         cut: AtomicU64::new(0),
         malformed: AtomicU64::new(0),
+        waited_ns: AtomicU64::new(0),
+        turn: AtomicU64::new(0),
         last_error: Mutex::default(),
         config,
     });
@@ -164,8 +190,7 @@ pub async fn run(
         tokio::select! { () = tokio::time::sleep_until(deadline) => {}, () = stop => {} }
         let _ = stop_tx.send(true);
     });
-    let clients: Vec<_> =
-        (0..ctx.config.clients).map(|i| tokio::spawn(client_loop(ctx.clone(), i, stop_rx.clone()))).collect();
+    let clients = arrivals::spawn(&ctx, &stop_rx);
     tick(&ctx, stop_rx, &mut on_second).await;
     for c in clients {
         let _ = c.await;
@@ -195,43 +220,31 @@ async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl F
     }
 }
 
-async fn client_loop(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
-    let seed = ctx.config.seed.wrapping_add(u64::from(i));
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let think = Exp::new(ctx.config.rate / f64::from(ctx.config.clients)).expect("rate validated > 0");
-    for n in 0u64.. {
-        let wait = Duration::from_secs_f64(think.sample(&mut rng));
-        tokio::select! {
-            () = tokio::time::sleep(wait) => {}
-            _ = stop.wait_for(|s| *s) => return,
-        }
-        tokio::select! {
-            () = request(&ctx, seed.wrapping_mul(0x9E37_79B9).wrapping_add(n)) => {}
-            _ = stop.wait_for(|s| *s) => { ctx.cut.fetch_add(1, Relaxed); return; }
-        }
-    }
-}
-
 async fn request(ctx: &Ctx, seed: u64) {
     let started = Instant::now();
     let statuses = RetryableStatuses::default();
-    let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || attempt(ctx))
-        .when(|e: &AttemptError| match e {
-            AttemptError::Status(code, _) => statuses.contains(*code),
-            AttemptError::Transport => true,
-        })
-        .hint(|e: &AttemptError| match e {
-            AttemptError::Status(_, hint) => *hint,
-            AttemptError::Transport => None,
-        })
-        .attempt_timeout(ctx.config.timeout)
-        .notify(|ev: &RetryEvent<'_, AttemptError>| {
-            let timed_out = matches!(ev.failure, Failure::TimedOut(_));
-            ctx.count(|s| {
-                s.retries += 1;
-                s.timedout += u64::from(timed_out);
-            });
+    let number = AtomicU64::new(0);
+    let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || {
+        attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1))
+    })
+    .when(|e: &AttemptError| match e {
+        AttemptError::Status(code, _) => statuses.contains(*code),
+        AttemptError::Transport => true,
+    })
+    .hint(|e: &AttemptError| match e {
+        AttemptError::Status(_, hint) => *hint,
+        AttemptError::Transport => None,
+    })
+    .attempt_timeout(ctx.config.timeout)
+    .notify(|ev: &RetryEvent<'_, AttemptError>| {
+        let timed_out = matches!(ev.failure, Failure::TimedOut(_));
+        let ns = u64::try_from(ev.delay.as_nanos()).unwrap_or(u64::MAX);
+        let _ = ctx.waited_ns.fetch_update(Relaxed, Relaxed, |w| Some(w.saturating_add(ns)));
+        ctx.count(|s| {
+            s.retries += 1;
+            s.timedout += u64::from(timed_out);
         });
+    });
     if let Some(b) = &ctx.config.budget {
         executor = executor.budget(b.clone());
     }
@@ -263,11 +276,14 @@ impl Drop for InFlight<'_> {
     }
 }
 
-async fn attempt(ctx: &Ctx) -> Result<(), AttemptError> {
+async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
-    let resp = match ctx.client.get(&ctx.config.url).send().await {
+    let c = &ctx.config;
+    let turn = ctx.turn.fetch_add(1, Relaxed) as usize % (c.replicas.len() + 1);
+    let url = if turn == 0 { &c.url } else { &c.replicas[turn - 1] };
+    let resp = match ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await {
         Ok(resp) => resp,
         Err(e) => {
             ctx.count(|s| s.errors += 1);
@@ -331,6 +347,7 @@ fn report(ctx: &Ctx) -> LoadReport {
         gave_up: ctx.gave_up.load(Relaxed),
         cut: ctx.cut.load(Relaxed),
         malformed_retry_after: ctx.malformed.load(Relaxed),
+        wait_s: ctx.waited_ns.load(Relaxed) as f64 / 1e9,
         attempts_per_success: if ok == 0 { 0.0 } else { attempts as f64 / ok as f64 },
         latency_ms: Percentiles::of(&mut latencies),
         duration: ctx.start.elapsed(),
@@ -356,6 +373,9 @@ mod tests {
             budget: None,
             throttle: None,
             retry_breaker: None,
+            arrivals: Arrivals::Closed,
+            spike: None,
+            replicas: Vec::new(),
         }
     }
 

@@ -79,6 +79,8 @@ pub struct LoadReport {
     pub cut: u64,
     /// `Retry-After` headers that did not parse (ignored: the policy's delay was used).
     pub malformed_retry_after: u64,
+    /// Total time requests spent waiting between attempts (the policies' delays), in seconds.
+    pub wait_s: f64,
     /// Attempts per successful request, or 0 with no success.
     pub attempts_per_success: f64,
     /// Latency of successful requests, in milliseconds.

@@ -118,7 +118,9 @@ pub use config::{
     CallConfig, OnFull, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
-pub use defense::{Balancer, CodelConfig, QueueDiscipline, ReplicaReport, ShedBy};
+pub use defense::{
+    Balancer, Codel, CodelConfig, ConcurrencyLimiter, Discipline, QueueDiscipline, ReplicaReport, ShedBy,
+};
 pub use engine::{run, run_measured, run_stoppable, Measured, Until};
 pub use network::Link;
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};

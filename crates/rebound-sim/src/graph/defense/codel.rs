@@ -41,9 +41,10 @@ impl Default for CodelConfig {
     }
 }
 
-/// One queue's CoDel state (RFC 8289's appendix variables).
+/// One queue's CoDel state (RFC 8289's appendix variables), on any clock counting
+/// nanoseconds: the simulator's virtual one, or the live service's (`rebound-live`'s `stack`).
 #[derive(Debug, Clone, Copy)]
-pub(in crate::graph) struct Codel {
+pub struct Codel {
     target: Nanos,
     interval: Nanos,
     /// When sojourns will have been above target for an interval (0: not above).
@@ -89,12 +90,12 @@ impl Codel {
     /// RFC 8289's `dequeue` at `now`: takes requests with `pop` (which returns one and its
     /// sojourn and how many stay queued, or `None` when the queue is empty), sheds those CoDel
     /// drops with `shed`, and returns the one to serve.
-    pub fn dequeue(
+    pub fn dequeue<T>(
         &mut self,
         now: Nanos,
-        mut pop: impl FnMut() -> Option<(u32, Nanos, usize)>,
-        mut shed: impl FnMut(u32),
-    ) -> Option<u32> {
+        mut pop: impl FnMut() -> Option<(T, Nanos, usize)>,
+        mut shed: impl FnMut(T),
+    ) -> Option<T> {
         let mut next =
             |c: &mut Codel| pop().map(|(j, sojourn, behind)| (j, c.ok_to_drop(now, sojourn, behind)));
         let Some((mut j, mut ok)) = next(self) else {

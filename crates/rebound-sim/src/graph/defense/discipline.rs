@@ -43,7 +43,7 @@ pub enum Discipline {
 impl Discipline {
     /// The next request to serve from `queue`.
     #[inline]
-    pub(in crate::graph) fn pop(self, queue: &mut VecDeque<u32>) -> Option<u32> {
+    pub fn pop<T>(self, queue: &mut VecDeque<T>) -> Option<T> {
         match self {
             Discipline::Fifo => queue.pop_front(),
             Discipline::Lifo => queue.pop_back(),

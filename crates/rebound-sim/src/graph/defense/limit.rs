@@ -144,9 +144,10 @@ impl<'de> Deserialize<'de> for ConcurrencyLimit {
     }
 }
 
-/// A limit's state during a run.
+/// A limit's state during a run (the simulator's, or a live service's: `rebound-live`'s
+/// `stack`).
 #[derive(Debug, Clone, Copy)]
-pub(in crate::graph) struct Limiter {
+pub struct Limiter {
     kind: ConcurrencyLimit,
     /// The current limit (gradient2 keeps it fractional).
     limit: f64,
@@ -157,6 +158,7 @@ pub(in crate::graph) struct Limiter {
 }
 
 impl Limiter {
+    /// The state of a fresh limit: its `initial_limit` (or N).
     pub fn new(kind: ConcurrencyLimit) -> Limiter {
         let (limit, timeout) = match kind {
             ConcurrencyLimit::Fixed(n) => (n, 0),

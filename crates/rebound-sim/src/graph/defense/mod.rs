@@ -21,9 +21,9 @@ pub use balance::Balancer;
 pub(super) use replicas::merge;
 pub use replicas::ReplicaReport;
 
-pub use codel::CodelConfig;
+pub use codel::{Codel, CodelConfig};
 pub use discipline::{Discipline, QueueDiscipline};
-pub use limit::ConcurrencyLimit;
+pub use limit::{ConcurrencyLimit, Limiter as ConcurrencyLimiter};
 
 use serde::Serialize;
 

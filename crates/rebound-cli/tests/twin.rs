@@ -1,0 +1,298 @@
+//! The live twin end to end (`experiment live --scenario`): the three-tier stack run as real
+//! processes agrees with the simulator, and a service process killed mid-run ends the
+//! experiment with an error naming it, every other process reaped.
+//!
+//! Each live run takes the scenario's 40 s; the whole file about two and a half minutes.
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use serde_json::Value;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_rebound");
+
+/// The three-tier-live scenarios' duration, in seconds.
+const SECS: f64 = 40.0;
+
+fn scenario(name: &str) -> String {
+    format!("{}/../../examples/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `(pid, state)` of the children of `parent`, from /proc.
+fn children(parent: u32) -> Vec<(i32, char)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
+            let state = rest.next()?.chars().next()?;
+            let ppid: u32 = rest.next()?.parse().ok()?;
+            (ppid == parent).then_some((pid, state))
+        })
+        .collect()
+}
+
+/// Whether `pid` has ended (gone, or a zombie).
+fn ended(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
+        .unwrap_or(true)
+}
+
+/// A child killed when dropped (a failed test leaves nothing behind).
+struct Proc(Option<Child>);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Proc {
+    fn id(&self) -> u32 {
+        self.0.as_ref().expect("running").id()
+    }
+
+    /// Its output once it has exited, within `limit` (read as it comes: a JSON document
+    /// larger than a pipe's buffer must not block it).
+    fn finish(&mut self, limit: Duration) -> Output {
+        use std::io::Read;
+        let child = self.0.as_mut().unwrap();
+        let reader = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let _ = r.read_to_end(&mut buf);
+                buf
+            })
+        };
+        let stdout = reader(Box::new(child.stdout.take().unwrap()));
+        let stderr = reader(Box::new(child.stderr.take().unwrap()));
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(start.elapsed() < limit, "rebound ran past {limit:?}");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        self.0 = None;
+        Output { status, stdout: stdout.join().unwrap(), stderr: stderr.join().unwrap() }
+    }
+}
+
+fn rebound(args: &[&str]) -> Proc {
+    let child = Command::new(BIN)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starting rebound");
+    Proc(Some(child))
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// The simulator's figures over `runs` seeds: goodput (OK/s) and each service's amplification.
+fn simulated(file: &str, runs: u64) -> (Vec<f64>, Vec<Vec<f64>>, Vec<String>) {
+    let (mut goodput, mut amp, mut verdicts) = (Vec::new(), Vec::new(), Vec::new());
+    for seed in 1..=runs {
+        let out = rebound(&["storm", "--scenario", file, "--seed", &seed.to_string(), "--json"])
+            .finish(Duration::from_secs(60));
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("storm's JSON");
+        let p = &doc["policies"][0];
+        goodput.push(p["ok"].as_f64().unwrap() / SECS);
+        amp.push(
+            p["services"].as_array().unwrap().iter().map(|s| s["amplification"].as_f64().unwrap()).collect(),
+        );
+        verdicts.push(p["verdict"].as_str().unwrap().to_string());
+    }
+    (goodput, amp, verdicts)
+}
+
+/// One variant: its live run's verdict equals the simulator's, its goodput is within 10 % and
+/// each service's amplification within 15 % of the simulator's mean over 30 seeds (whose own
+/// spread is a few percent: the bounds hold the live run's sampling noise too).
+fn agrees(name: &str) {
+    let file = scenario(name);
+    let dir = std::env::temp_dir().join(format!("rebound-twin-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (plot, html) = (dir.join("twin.svg"), dir.join("twin.html"));
+    let (plot, html) = (plot.to_str().unwrap(), html.to_str().unwrap());
+    let out = rebound(&["experiment", "live", "--scenario", &file, "--json", "--plot", plot, "--html", html])
+        .finish(Duration::from_secs(150));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name}: {stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    let live = &doc["policies"][0];
+    let sim = &doc["simulated"]["policies"][0];
+    assert_eq!(live["verdict"], sim["verdict"], "{name}: live vs simulated verdict");
+    let rows = doc["agreement"].as_array().unwrap();
+    assert!(rows.iter().any(|r| r["service"] == "db" && r["metric"] == "amplification"), "{name}");
+    for key in ["policy", "service", "metric", "simulated", "live", "difference"] {
+        assert!(rows.iter().all(|r| r.get(key).is_some()), "{name}: agreement rows lack {key}");
+    }
+    // The text report (in the HTML): storm's status lines for users and every service, the
+    // summary, then simulated vs live; the plot overlays both.
+    let page = std::fs::read_to_string(html).unwrap();
+    for needle in [
+        "t=  40s  users",
+        "t=  40s  db",
+        "amplification db",
+        "simulated vs live",
+        "outage: hard-down: POST /admin/outage",
+    ] {
+        assert!(page.contains(needle), "{name}: `{needle}` missing from the HTML report");
+    }
+    let svg = std::fs::read_to_string(plot).unwrap();
+    assert!(svg.contains("db: goodput, simulated and live") && svg.contains(": live"), "{name}: plot");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (goodput, amp, verdicts) = simulated(&file, 30);
+    let majority = verdicts.iter().filter(|v| **v == verdicts[0]).count() >= 20;
+    assert!(
+        majority && live["verdict"] == verdicts[0].as_str(),
+        "{name}: {verdicts:?} vs {}",
+        live["verdict"]
+    );
+    let live_goodput = live["ok"].as_f64().unwrap() / SECS;
+    let g = mean(&goodput);
+    assert!(
+        (live_goodput / g - 1.0).abs() <= 0.10,
+        "{name}: goodput live {live_goodput:.2} vs simulated {g:.2} ({goodput:?})"
+    );
+    for (i, svc) in live["services"].as_array().unwrap().iter().enumerate() {
+        let a = mean(&amp.iter().map(|v| v[i]).collect::<Vec<_>>());
+        let l = svc["amplification"].as_f64().unwrap();
+        assert!(
+            (l / a - 1.0).abs() <= 0.15,
+            "{name}: {} amplification live {l:.2} vs simulated {a:.2}",
+            svc["name"]
+        );
+    }
+}
+
+#[test]
+fn three_tier_live_agrees_with_the_simulator() {
+    for name in ["three-tier-live.toml", "three-tier-live-edge-only.toml", "three-tier-live-budget.toml"] {
+        agrees(name);
+    }
+}
+
+#[test]
+fn a_service_killed_mid_run_ends_the_experiment_and_the_rest_are_reaped() {
+    let file = scenario("three-tier-live.toml");
+    let mut cli = rebound(&["experiment", "live", "--scenario", &file, "--json"]);
+    // Three service processes, then a few seconds of load.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let procs = loop {
+        let c = children(cli.id());
+        if c.len() == 3 {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "three service processes within 60 s: {c:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_secs(4));
+    let cmdline = |pid: i32| std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    let db = procs.iter().map(|p| p.0).find(|&p| cmdline(p).contains("\0db\0")).expect("the db process");
+    kill(Pid::from_raw(db), Signal::SIGKILL).unwrap();
+    let started = Instant::now();
+    let out = cli.finish(Duration::from_secs(20));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(started.elapsed() < Duration::from_secs(10), "ended {:?} after the kill", started.elapsed());
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("service process db exited") && stderr.contains("SIGKILL"), "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for (pid, _) in procs {
+        while !ended(pid) {
+            if Instant::now() > deadline {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("service process {pid} outlived the experiment");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_during_a_paused_outage_reaps_every_process() {
+    // three-tier-live with db paused (SIGSTOP) instead of hard-down.
+    let text = std::fs::read_to_string(scenario("three-tier-live.toml"))
+        .unwrap()
+        .replace("kind = \"hard-down\"", "kind = \"pause\"");
+    let file = std::env::temp_dir().join(format!("rebound-twin-pause-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let mut cli = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json"]);
+    // db is stopped 12 s into the load: wait (bounded) for a stopped child.
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let procs = loop {
+        let c = children(cli.id());
+        if c.iter().any(|(_, state)| *state == 'T') {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "no stopped service process within 90 s: {c:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    kill(Pid::from_raw(cli.id() as i32), Signal::SIGINT).unwrap();
+    let out = cli.finish(Duration::from_secs(20));
+    let _ = std::fs::remove_file(&file);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("reaped"), "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for (pid, _) in procs {
+        while !ended(pid) {
+            if Instant::now() > deadline {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGCONT);
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("service process {pid} outlived the experiment");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn open_loop_users_and_a_load_spike_run_live_twice() {
+    // One service in two replicas (the users go round-robin), open-loop users at 20/s tripled
+    // from 4 s to 8 s of a 12 s run; two runs.
+    let text =
+        "duration = \"12s\"\nstatus_interval = \"4s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
+                [clients]\nrate = \"20/s\"\narrivals = \"constant\"\ntimeout = \"1s\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nworkers = 8\nqueue = 64\nservice_time = \"constant:2ms\"\n\
+                [outage]\nkind = \"load-spike\"\nfactor = 3\nstart = \"4s\"\nend = \"8s\"\n\
+                [verdict]\nbaseline = \"4s\"\nwindow = \"2s\"\n";
+    let file = std::env::temp_dir().join(format!("rebound-twin-open-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let out = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json", "--runs", "2"])
+        .finish(Duration::from_secs(90));
+    let _ = std::fs::remove_file(&file);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["live"]["outage"]
+        .as_str()
+        .unwrap()
+        .starts_with("load-spike: the load generator's offered load x 3"));
+    let arrivals = |r: &Value, from: usize, to: usize| {
+        let s = &r["services"][0]["series"].as_array().unwrap()[from..to];
+        s.iter().map(|p| p["first"].as_f64().unwrap()).sum::<f64>() / (to - from) as f64
+    };
+    let live = &doc["policies"][0];
+    // Constant gaps: 20/s before and after, 60/s in the spike (a second's edge either way).
+    let (before, during, after) = (arrivals(live, 1, 4), arrivals(live, 5, 8), arrivals(live, 9, 12));
+    assert!((17.0..=23.0).contains(&before) && (17.0..=23.0).contains(&after), "{before} {after}");
+    assert!((52.0..=68.0).contains(&during), "{during}");
+    assert_eq!(live["verdict"], doc["simulated"]["policies"][0]["verdict"]);
+    // --runs 2: two live runs (seeds 1 and 2) and two simulated ones, each side's replications.
+    for side in [live, &doc["simulated"]["policies"][0]] {
+        let seeds: Vec<u64> =
+            side["per_run"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
+        assert_eq!((side["runs"].as_u64(), seeds), (Some(2), vec![1, 2]));
+    }
+}

@@ -1,0 +1,74 @@
+//! `experiment live --scenario`: what the live twin refuses, at parse time and before any
+//! process starts (exit 2, naming the flag or the scenario key).
+
+mod usage;
+
+use std::time::Duration;
+use usage::refused_within;
+
+const T: Duration = Duration::from_secs(60);
+
+fn scenario(name: &str) -> String {
+    format!("{}/../../examples/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn twin_flags_are_bounded_and_need_a_scenario() {
+    let live = scenario("three-tier-live.toml");
+    refused_within(T, &["experiment", "live", "--runs", "2"], &["--scenario"]);
+    refused_within(T, &["experiment", "live", "--scale", "2"], &["--scenario"]);
+    refused_within(
+        T,
+        &["experiment", "live", "--scenario", &live, "--scale", "0"],
+        &["--scale", "0.01", "1000"],
+    );
+    refused_within(T, &["experiment", "live", "--scenario", &live, "--runs", "0"], &["--runs"]);
+    refused_within(
+        T,
+        &["experiment", "live", "--scenario", &live, "--clients", "5"],
+        &["--clients", "--scenario"],
+    );
+    // 10,000 runs of 40 s each: past the 4 h bound of live time.
+    refused_within(T, &["experiment", "live", "--scenario", &live, "--runs", "10000"], &["--runs", "4h"]);
+    refused_within(T, &["experiment", "live", "--scenario", "/nonexistent.toml"], &["/nonexistent.toml"]);
+}
+
+#[test]
+fn what_cannot_run_live_is_named() {
+    let dir = std::env::temp_dir().join(format!("rebound-twin-usage-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let with = |name: &str, from: &str, to: &str| {
+        let text = std::fs::read_to_string(scenario("open-loop.toml")).unwrap().replace(from, to);
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    // Open-loop users run live up to 100,000/s; load profiles do not run live.
+    let fast = with("fast.toml", "rate = \"1000/s\"", "rate = \"200000/s\"");
+    refused_within(T, &["experiment", "live", "--scenario", &fast], &["clients.rate", "100000/s"]);
+    let phased = with(
+        "phased.toml",
+        "timeout = \"2s\"\n",
+        "timeout = \"2s\"\n[[clients.phase]]\nstart = \"50s\"\nend = \"60s\"\nrate = \"0/s\"\n",
+    );
+    refused_within(T, &["experiment", "live", "--scenario", &phased], &["clients.phase"]);
+    // One load process: its users share one budget and retry breaker.
+    let own = with("own.toml", "timeout = \"2s\"\n", "timeout = \"2s\"\nbudget_scope = \"client\"\n");
+    refused_within(T, &["experiment", "live", "--scenario", &own], &["clients.budget_scope", "shared"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    // S5's one server (no [[service]]) is `experiment live` without --scenario.
+    let s5 = std::env::temp_dir().join(format!("rebound-twin-usage-{}.toml", std::process::id()));
+    std::fs::write(&s5, "duration = \"60s\"\n").unwrap();
+    refused_within(
+        T,
+        &["experiment", "live", "--scenario", s5.to_str().unwrap()],
+        &["service", "without --scenario"],
+    );
+    let _ = std::fs::remove_file(&s5);
+    let live = scenario("three-tier-live.toml");
+    refused_within(
+        T,
+        &["experiment", "live", "--scenario", &live, "--policy", "constant:base=10ms,hedge=50ms"],
+        &["--policy"],
+    );
+}

@@ -1,0 +1,236 @@
+//! One live run of a stack: start the processes, run the users, do the outage, scrape, watch
+//! for a process that dies, and end everything — in that order, on every way out.
+
+use super::processes::{self, Launch, ServiceProcess};
+use super::scrape::Snapshot;
+use super::series::Recording;
+use super::{compare, outage};
+use crate::load::{self, LoadConfig, Second};
+use crate::LiveError;
+use rebound_sim::{Scenario, StormReport};
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+/// Time a run may take past the scenario's `duration` once its processes are up: 30 s (the
+/// load's wind-down, the last scrape, reaping).
+pub const MARGIN: Duration = Duration::from_secs(30);
+
+/// How long one scrape of one process may take: 800 ms (scrapes are a second apart).
+pub const SCRAPE_TIMEOUT: Duration = Duration::from_millis(800);
+
+/// Most service processes a live run starts (replicas counted): 16.
+pub const MAX_PROCESSES: u32 = 16;
+
+/// The highest open-loop rate a live run offers: 100,000 requests/s (far past what one
+/// machine's loopback serves through a stack; `--scale` brings a scenario under it).
+pub const MAX_OPEN_RATE: f64 = 100_000.0;
+
+/// One live run's parameters.
+#[derive(Debug, Clone)]
+pub struct TwinConfig {
+    /// The scenario (already scaled); its `[[service]]`s become processes.
+    pub scenario: Scenario,
+    /// The `rebound` binary the services run as (`rebound serve --scenario ...`).
+    pub exe: PathBuf,
+    /// The users' load: its `url` is replaced by the entry service's, its `duration` is the
+    /// scenario's.
+    pub load: LoadConfig,
+    /// The users' policy, as shown in the report.
+    pub policy: String,
+}
+
+/// One live run's result.
+#[derive(Debug, Clone)]
+pub struct TwinRun {
+    /// The run in `storm`'s form.
+    pub report: StormReport,
+    /// The users' own report.
+    pub load: load::LoadReport,
+}
+
+/// Refuses what the live twin cannot run, naming the scenario key (a usage error).
+///
+/// # Errors
+/// [`LiveError::NotLive`].
+pub fn check(s: &Scenario) -> Result<(), LiveError> {
+    let no =
+        |field: &str, reason: &str| Err(LiveError::NotLive { field: field.into(), reason: reason.into() });
+    if s.services.is_empty() {
+        return no("service", "the live twin runs [[service]] scenarios; S5's server runs with `rebound experiment live` without --scenario");
+    }
+    let processes: u32 = s.services.iter().map(|v| v.replicas.max(1)).sum();
+    if processes > MAX_PROCESSES {
+        return no(
+            "service.replicas",
+            &format!(
+                "{processes} processes in all; the live twin starts at most {MAX_PROCESSES} on one machine"
+            ),
+        );
+    }
+    let c = &s.clients;
+    if c.rate.is_some_and(|r| r.per_s > MAX_OPEN_RATE) {
+        return no("clients.rate", &format!("at most {MAX_OPEN_RATE}/s live (use --scale)"));
+    }
+    if !c.phases.is_empty() {
+        return no("clients.phase", "load profiles are not run live yet");
+    }
+    if c.rate.is_none() && c.think.is_zero() {
+        return no("clients.think", "must be > 0 live (the load generator's users think between requests)");
+    }
+    if c.latency.is_some() || c.loss > 0.0 {
+        return no(
+            "clients.latency",
+            "the users' link is loopback live: remove clients.latency and clients.loss",
+        );
+    }
+    if c.budget_scope.per_client() {
+        return no(
+            "clients.budget_scope",
+            "the live users are one load process sharing one budget and retry breaker: use \"shared\"",
+        );
+    }
+    if c.retry_on != rebound_sim::retrier::RetryOn::All || !c.give_up_pause.is_zero() {
+        return no("clients.retry_on", "the live users retry every failure and pause after none: remove clients.retry_on and clients.give_up_pause");
+    }
+    let entry = &s.services[super::entry(s)];
+    if entry.replicas > 1 && entry.balancer != rebound_sim::graph::Balancer::RoundRobin {
+        return no(
+            "service.balancer",
+            "the users reach a replicated entry service round-robin live: use balancer = \"round-robin\"",
+        );
+    }
+    outage::mechanism(s).map(|_| ())
+}
+
+struct TempScenario(PathBuf);
+
+impl Drop for TempScenario {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn write_scenario(s: &Scenario) -> Result<TempScenario, LiveError> {
+    let text = toml::to_string(s).map_err(|e| LiveError::Io {
+        what: "writing the scenario".into(),
+        source: std::io::Error::other(e),
+    })?;
+    let nanos =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    let path = std::env::temp_dir().join(format!("rebound-twin-{}-{nanos}.toml", std::process::id()));
+    std::fs::write(&path, text).map_err(LiveError::io(format!("writing {}", path.display())))?;
+    Ok(TempScenario(path))
+}
+
+/// Runs `config` once with `seed`; `stop` ends it early (Ctrl-C); `on_second` sees the users'
+/// series once a second. Every process is continued, killed and reaped before this returns.
+///
+/// # Errors
+/// [`check`]'s; [`processes::start`]'s; [`LiveError::ChildDied`] if a process exits during
+/// the run; the outage's and the load's errors; [`LiveError::Io`] if the run outlasts
+/// `duration` + [`MARGIN`].
+pub async fn run(
+    config: TwinConfig,
+    seed: u64,
+    stop: impl Future<Output = ()> + Send + 'static,
+    on_second: impl FnMut(&[Second]),
+) -> Result<TwinRun, LiveError> {
+    let sc = &config.scenario;
+    check(sc)?;
+    let file = write_scenario(sc)?;
+    let launch = Launch { exe: config.exe.clone(), scenario_file: file.0.clone(), seed };
+    let scenario = sc.clone();
+    let procs =
+        tokio::task::spawn_blocking(move || processes::start(&scenario, &launch)).await.map_err(|e| {
+            LiveError::Io { what: "starting the services".into(), source: std::io::Error::other(e) }
+        })??;
+    let entry = super::entry(sc);
+    let mut urls = procs.iter().filter(|p| p.id.service == entry).map(|p| format!("{}/", p.url));
+    let url = urls.next().unwrap_or_default();
+    let replicas = urls.collect();
+    let targets = outage::targets(sc, &procs);
+    let urls: Vec<String> = procs.iter().map(|p| format!("{}/metrics", p.url)).collect();
+    let recording_of = procs.iter().map(|p| p.id).collect();
+    let procs = Arc::new(Mutex::new(procs));
+    let stopped: Arc<Vec<AtomicBool>> = Arc::new(urls.iter().map(|_| AtomicBool::new(false)).collect());
+    let seconds = sc.duration.as_secs_f64().ceil() as usize;
+    let (done_tx, done_rx) = watch::channel(false);
+    let start = Instant::now();
+    let scraper = tokio::spawn(scrape(urls, stopped.clone(), seconds, start, done_rx));
+    let load = LoadConfig { url, replicas, duration: sc.duration, seed, ..config.load.clone() };
+    let outcome = tokio::time::timeout(sc.duration + MARGIN, async {
+        tokio::select! {
+            r = load::run(load, stop, on_second) => r,
+            e = watch_children(procs.clone()) => Err(e),
+            Err(e) = outage::run(sc, &targets, stopped, start) => Err(e),
+        }
+    })
+    .await
+    .unwrap_or_else(|_| {
+        Err(LiveError::Invalid {
+            field: "duration",
+            value: format!("{:?}", sc.duration),
+            expected: "a run that ends within duration + 30 s",
+        })
+    });
+    // A run that went to its end gets its last scrape (at most a second away); one cut short
+    // stops scraping now.
+    if outcome.is_err() || start.elapsed() < sc.duration {
+        let _ = done_tx.send(true);
+    }
+    let ticks = scraper.await.unwrap_or_default();
+    drop(procs);
+    let load = outcome?;
+    let rec = Recording { processes: recording_of, ticks };
+    let users_timedout: Vec<u64> = load.series.iter().map(|s| s.timedout).collect();
+    let services = super::series::services(sc, &rec, seconds, compare::started(&load), &users_timedout);
+    let report = compare::live_report(sc, &config.policy, seed, &load, services);
+    Ok(TwinRun { report, load })
+}
+
+/// Completes with the error of the first process found exited (checked every 200 ms).
+async fn watch_children(procs: Arc<Mutex<Vec<ServiceProcess>>>) -> LiveError {
+    loop {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let mut list = procs.lock().expect("no panics while locked");
+        if let Some(e) = list.iter_mut().find_map(|p| p.exited().map(|s| p.died(s))) {
+            return e;
+        }
+    }
+}
+
+/// Scrapes every process not stopped once a second, at seconds 0..=`seconds` of the run.
+async fn scrape(
+    urls: Vec<String>,
+    stopped: Arc<Vec<AtomicBool>>,
+    seconds: usize,
+    start: Instant,
+    mut done: watch::Receiver<bool>,
+) -> Vec<Vec<Option<Snapshot>>> {
+    let Ok(client) = reqwest::Client::builder().timeout(SCRAPE_TIMEOUT).build() else { return Vec::new() };
+    let mut ticks = Vec::with_capacity(seconds + 1);
+    for k in 0..=seconds {
+        tokio::select! {
+            () = tokio::time::sleep_until(start + Duration::from_secs(k as u64)) => {}
+            _ = done.wait_for(|d| *d) => break,
+        }
+        let one = |i: usize| {
+            let (client, url) = (client.clone(), urls[i].clone());
+            let skip = stopped[i].load(Relaxed);
+            async move {
+                if skip {
+                    return None;
+                }
+                let text = client.get(&url).send().await.ok()?.text().await.ok()?;
+                Some(Snapshot::parse(&text))
+            }
+        };
+        ticks.push(futures_util::future::join_all((0..urls.len()).map(one)).await);
+    }
+    ticks
+}
