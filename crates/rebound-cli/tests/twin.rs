@@ -296,3 +296,62 @@ fn open_loop_users_and_a_load_spike_run_live_twice() {
         assert_eq!((side["runs"].as_u64(), seeds), (Some(2), vec![1, 2]));
     }
 }
+
+/// Runs `experiment live --scenario TEXT --json` (bounded to 60 s) and returns its document.
+fn live_json(name: &str, text: &str) -> Value {
+    let file = std::env::temp_dir().join(format!("rebound-twin-{name}-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let out = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json"])
+        .finish(Duration::from_secs(60));
+    let _ = std::fs::remove_file(&file);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The entry service's first attempts per second.
+fn firsts(policy: &Value) -> Vec<u64> {
+    let s = policy["services"][0]["series"].as_array().unwrap();
+    s.iter().map(|p| p["first"].as_u64().unwrap()).collect()
+}
+
+#[test]
+fn load_phases_a_balancer_and_retry_on_run_live() {
+    // Open loop at 30/s, then a phase of 0/s (the queue drains) and one at 60/s; two replicas
+    // behind power-of-two; a fifth of the answers are errors, which retry_on = "timeouts" does
+    // not retry.
+    let text = "duration = \"10s\"\nstatus_interval = \"2s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
+                [clients]\nrate = \"30/s\"\narrivals = \"constant\"\ntimeout = \"1s\"\nretry_on = \"timeouts\"\n\
+                [[clients.phase]]\nstart = \"3s\"\nend = \"6s\"\nrate = \"0/s\"\n\
+                [[clients.phase]]\nstart = \"6s\"\nend = \"10s\"\nrate = \"60/s\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nbalancer = \"power-of-two\"\nworkers = 8\nqueue = 64\n\
+                service_time = \"constant:2ms\"\nerror_rate = 0.2\n[outage]\nkind = \"none\"\n";
+    let doc = live_json("phases", text);
+    let live = &doc["policies"][0];
+    let f = firsts(live);
+    // Constant gaps: 30/s, none in the 0/s phase (a second's edge either way), then 60/s.
+    let (before, gap, after) = (f[1] + f[2], f[4], f[7] + f[8] + f[9]);
+    assert!((50..=70).contains(&before) && gap == 0 && (160..=200).contains(&after), "{f:?}");
+    let api = &live["services"][0];
+    assert!(api["errors"].as_u64().unwrap() > 20, "{api}");
+    // Errors are not retried, live or simulated.
+    assert_eq!(
+        (api["retries"].as_u64(), doc["simulated"]["policies"][0]["services"][0]["retries"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(live["verdict"], doc["simulated"]["policies"][0]["verdict"]);
+}
+
+#[test]
+fn give_up_pause_slows_closed_loop_users_live_as_simulated() {
+    // Every answer an error, not retried: each of 10 users gives up at once and pauses 1 s, so
+    // about 10 / 1.1 s ≈ 9 requests a second instead of the 100 their 100 ms think allows.
+    let text = "duration = \"10s\"\nstatus_interval = \"2s\"\npolicies = [\"constant:base=50ms,max-retries=3\"]\n\
+                [clients]\ncount = 10\nthink = \"100ms\"\ngive_up_pause = \"1s\"\ntimeout = \"1s\"\nretry_on = \"timeouts\"\n\
+                [[service]]\nname = \"api\"\nworkers = 4\nqueue = 64\nservice_time = \"constant:1ms\"\nerror_rate = 1.0\n\
+                [outage]\nkind = \"none\"\n";
+    let doc = live_json("pause", text);
+    let rate = |p: &Value| firsts(p)[1..9].iter().sum::<u64>() as f64 / 8.0;
+    let (live, simulated) = (rate(&doc["policies"][0]), rate(&doc["simulated"]["policies"][0]));
+    assert!((6.0..=12.0).contains(&live), "{live}/s");
+    assert!((live - simulated).abs() <= 0.3 * simulated, "live {live}/s, simulated {simulated}/s");
+}

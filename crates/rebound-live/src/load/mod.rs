@@ -11,23 +11,34 @@
 //! retries), so a server can tell first attempts from retries (the live twin's services count
 //! them apart).
 //!
+//! A load profile ([`LoadConfig::levels`]: the open loop's rate or the closed loop's active
+//! users, step by step), a replicated target reached through any of the simulator's balancers
+//! ([`LoadConfig::balancer`]), which failures are retried ([`LoadConfig::retry_on`]) and a
+//! pause after a request given up ([`LoadConfig::give_up_pause`]) are the live twin's: they
+//! follow the scenario's `[clients]` as the simulator reads it.
+//!
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
 
 mod arrivals;
+mod levels;
 mod preflight;
 mod record;
 
 pub use arrivals::{Arrivals, Spike};
+pub use levels::{MAX_LEVEL, MAX_LEVELS};
 pub use record::{status_line, LoadReport, Percentiles, Second};
 
 use crate::error::{chain, LiveError};
-use rebound_retry::budget::RetryBudget;
+use rand::rngs::SmallRng;
+use rebound_retry::budget::{RetryBudget, RetryCause};
 use rebound_retry::http::{parse_retry_after, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
 use rebound_retry::{retry_async, Failure, Policy, RetryEvent};
+use rebound_sim::graph::Balancer;
+use rebound_sim::retrier::RetryOn;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{watch, Semaphore};
@@ -72,9 +83,25 @@ pub struct LoadConfig {
     pub arrivals: Arrivals,
     /// A load spike, if any.
     pub spike: Option<Spike>,
-    /// More URLs of the same service (its replicas): attempts go round-robin over `url` and
-    /// these, in order. Empty: every attempt GETs `url`.
+    /// More URLs of the same service (its replicas): attempts go over `url` and these, in
+    /// order, by `balancer`. Empty: every attempt GETs `url`.
     pub replicas: Vec<String>,
+    /// How an attempt picks among `url` and `replicas` (default round-robin): the simulator's
+    /// balancers, `least-outstanding` and `power-of-two` counting this load generator's own
+    /// attempts in flight at each.
+    pub balancer: Balancer,
+    /// The offered load step by step (`(from, level)`, in time order, the first from 0 s, at
+    /// most [`MAX_LEVELS`] steps, levels in [0, [`MAX_LEVEL`]]): requests/s in the open loop,
+    /// active users in the closed loop (a user past the level finishes its request and waits;
+    /// one taken in again starts with a think time). It replaces `rate` (open) or `clients`
+    /// (closed, whose `clients / rate` stays each user's mean think time) and `spike`. Empty:
+    /// `rate` or `clients` throughout, with `spike`.
+    pub levels: Vec<(Duration, f64)>,
+    /// Which failures are retried (default all): errors only, or timeouts only.
+    pub retry_on: RetryOn,
+    /// How long a closed-loop user waits after its policy gave up on a request, before it
+    /// thinks again (default 0 s), at most [`LIVE_MAX_DURATION`].
+    pub give_up_pause: Duration,
 }
 
 impl LoadConfig {
@@ -97,6 +124,12 @@ impl LoadConfig {
         }
         if self.duration.is_zero() || self.duration > LIVE_MAX_DURATION {
             return bad("--duration", shown(self.duration), range);
+        }
+        if let Err(e) = levels::Levels::check(&self.levels) {
+            return bad("clients.phase", e, "steps from 0s in time order, levels in [0, 1e7]");
+        }
+        if self.give_up_pause > LIVE_MAX_DURATION {
+            return bad("clients.give_up_pause", shown(self.give_up_pause), "a duration in [0s, 1day]");
         }
         if self.max_in_flight == 0 {
             return bad("--max-in-flight", "0".into(), "at least 1");
@@ -131,7 +164,10 @@ struct Ctx {
     cut: AtomicU64,
     malformed: AtomicU64,
     waited_ns: AtomicU64,
-    turn: AtomicU64,
+    turn: AtomicUsize,
+    outstanding: Vec<AtomicU64>,
+    lb_rng: Mutex<SmallRng>,
+    levels: levels::Levels,
     last_error: Mutex<Option<String>>,
 }
 
@@ -176,7 +212,10 @@ pub async fn run(
         cut: AtomicU64::new(0),
         malformed: AtomicU64::new(0),
         waited_ns: AtomicU64::new(0),
-        turn: AtomicU64::new(0),
+        turn: AtomicUsize::new(0),
+        outstanding: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
+        lb_rng: Mutex::new(rand::SeedableRng::seed_from_u64(config.seed ^ 0x1b_a1a4ce)),
+        levels: levels::Levels::of(&config),
         last_error: Mutex::default(),
         config,
     });
@@ -217,17 +256,23 @@ async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl F
     }
 }
 
-async fn request(ctx: &Ctx, seed: u64) {
+/// One user request, retried under the policy: `true` if it succeeded.
+async fn request(ctx: &Ctx, seed: u64) -> bool {
     let started = Instant::now();
     let statuses = RetryableStatuses::default();
+    let retry_on = ctx.config.retry_on;
     let number = AtomicU64::new(0);
     let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || {
         attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1))
     })
-    .when(|e: &AttemptError| match e {
-        AttemptError::Status(code, _) => statuses.contains(*code),
-        AttemptError::Transport => true,
+    .when(move |e: &AttemptError| {
+        let retryable = match e {
+            AttemptError::Status(code, _) => statuses.contains(*code),
+            AttemptError::Transport => true,
+        };
+        retryable && retry_on.allows(RetryCause::Error)
     })
+    .retry_timeouts(retry_on.allows(RetryCause::Timeout))
     .hint(|e: &AttemptError| match e {
         AttemptError::Status(_, hint) => *hint,
         AttemptError::Transport => None,
@@ -251,13 +296,15 @@ async fn request(ctx: &Ctx, seed: u64) {
     let result = executor.call().await;
     match result {
         Ok(()) => {
-            ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3)
+            ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3);
+            true
         }
         Err(e) => {
             if matches!(e.last, Failure::TimedOut(_)) {
                 ctx.count(|s| s.timedout += 1);
             }
             ctx.gave_up.fetch_add(1, Relaxed);
+            false
         }
     }
 }
@@ -275,8 +322,11 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
     let c = &ctx.config;
-    let turn = ctx.turn.fetch_add(1, Relaxed) as usize % (c.replicas.len() + 1);
-    let url = if turn == 0 { &c.url } else { &c.replicas[turn - 1] };
+    let load = |i: usize| ctx.outstanding[i].load(Relaxed);
+    let i = crate::stack::choose(c.balancer, c.replicas.len() + 1, &ctx.turn, load, &ctx.lb_rng);
+    ctx.outstanding[i].fetch_add(1, Relaxed);
+    let _outstanding = InFlight(&ctx.outstanding[i]);
+    let url = if i == 0 { &c.url } else { &c.replicas[i - 1] };
     let resp = match ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await {
         Ok(resp) => resp,
         Err(e) => {
@@ -354,7 +404,7 @@ fn report(ctx: &Ctx) -> LoadReport {
 mod tests {
     use super::*;
 
-    fn config() -> LoadConfig {
+    pub(super) fn config() -> LoadConfig {
         LoadConfig {
             url: "http://127.0.0.1:1/".into(),
             clients: 10,
@@ -369,6 +419,10 @@ mod tests {
             arrivals: Arrivals::Closed,
             spike: None,
             replicas: Vec::new(),
+            balancer: Balancer::RoundRobin,
+            levels: Vec::new(),
+            retry_on: RetryOn::All,
+            give_up_pause: Duration::ZERO,
         }
     }
 

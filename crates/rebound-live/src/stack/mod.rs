@@ -70,4 +70,5 @@ mod serve;
 
 pub use exposition::labelled;
 pub use resolve::{Peer, StackConfig};
+pub(crate) use route::choose;
 pub use serve::{Service, DROP_HOLD, DROP_MARGIN};

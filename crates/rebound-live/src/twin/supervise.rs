@@ -73,11 +73,10 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
         );
     }
     let c = &s.clients;
-    if c.rate.is_some_and(|r| r.per_s > MAX_OPEN_RATE) {
-        return no("clients.rate", &format!("at most {MAX_OPEN_RATE}/s live (use --scale)"));
-    }
-    if !c.phases.is_empty() {
-        return no("clients.phase", "load profiles are not run live yet");
+    let peak = rebound_sim::scenario::load::schedule(s).iter().map(|l| l.1).fold(0.0, f64::max);
+    if c.rate.is_some() && peak > MAX_OPEN_RATE {
+        let field = if c.phases.is_empty() { "clients.rate" } else { "clients.phase.rate" };
+        return no(field, &format!("{peak}/s at its peak; at most {MAX_OPEN_RATE}/s live (use --scale)"));
     }
     if c.rate.is_none() && c.think.is_zero() {
         return no("clients.think", "must be > 0 live (the load generator's users think between requests)");
@@ -86,16 +85,6 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
         return no(
             "clients.latency",
             "the users' link is loopback live: remove clients.latency and clients.loss",
-        );
-    }
-    if c.retry_on != rebound_sim::retrier::RetryOn::All || !c.give_up_pause.is_zero() {
-        return no("clients.retry_on", "the live users retry every failure and pause after none: remove clients.retry_on and clients.give_up_pause");
-    }
-    let entry = &s.services[super::entry(s)];
-    if entry.replicas > 1 && entry.balancer != rebound_sim::graph::Balancer::RoundRobin {
-        return no(
-            "service.balancer",
-            "the users reach a replicated entry service round-robin live: use balancer = \"round-robin\"",
         );
     }
     outage::mechanism(s).map(|_| ())
