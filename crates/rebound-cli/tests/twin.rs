@@ -1,8 +1,10 @@
 //! The live twin end to end (`experiment live --scenario`): the three-tier stack run as real
 //! processes agrees with the simulator, and a service process killed mid-run ends the
-//! experiment with an error naming it, every other process reaped.
+//! experiment with an error naming it, every other process reaped; Ctrl-C and SIGTERM reap
+//! every process; load profiles, balancers and the users' `retry_on` / `give_up_pause` run live.
 //!
-//! Each live run takes the scenario's 40 s; the whole file about two and a half minutes.
+//! Each three-tier live run takes the scenario's 40 s, the others 10 s or less; the whole file
+//! about three minutes.
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -354,4 +356,43 @@ fn give_up_pause_slows_closed_loop_users_live_as_simulated() {
     let (live, simulated) = (rate(&doc["policies"][0]), rate(&doc["simulated"]["policies"][0]));
     assert!((6.0..=12.0).contains(&live), "{live}/s");
     assert!((live - simulated).abs() <= 0.3 * simulated, "live {live}/s, simulated {simulated}/s");
+}
+
+#[test]
+fn sigterm_mid_run_exits_143_and_reaps_every_process() {
+    // A replicated entry service calling a db: three processes, a 30 s run cut short.
+    let text = "duration = \"30s\"\nstatus_interval = \"5s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
+                [clients]\nrate = \"20/s\"\ntimeout = \"1s\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nbalancer = \"least-outstanding\"\nservice_time = \"constant:1ms\"\n\
+                [[service.call]]\nto = \"db\"\ntimeout = \"500ms\"\n\
+                [[service]]\nname = \"db\"\nservice_time = \"constant:1ms\"\n[outage]\nkind = \"none\"\n";
+    let file = std::env::temp_dir().join(format!("rebound-twin-term-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let mut cli = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap()]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let procs = loop {
+        let c = children(cli.id());
+        if c.len() == 3 {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "three service processes within 60 s: {c:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    kill(Pid::from_raw(cli.id() as i32), Signal::SIGTERM).unwrap();
+    let out = cli.finish(Duration::from_secs(20));
+    let _ = std::fs::remove_file(&file);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("SIGTERM") && stderr.contains("reaped"), "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for (pid, _) in procs {
+        while !ended(pid) {
+            if Instant::now() > deadline {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("service process {pid} outlived the experiment");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
