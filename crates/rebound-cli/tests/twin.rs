@@ -335,6 +335,15 @@ fn load_phases_a_balancer_and_retry_on_run_live() {
     assert!((50..=70).contains(&before) && gap == 0 && (160..=200).contains(&after), "{f:?}");
     let api = &live["services"][0];
     assert!(api["errors"].as_u64().unwrap() > 20, "{api}");
+    // Each replica's counts, from its own /metrics: both served (power-of-two spreads the
+    // attempts), and they add up to the service's.
+    let each = api["replicas"].as_array().expect("a replicas array");
+    assert_eq!(each.len(), 2, "{api}");
+    let sum = |k: &str| each.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    for k in ["attempts", "ok", "errors", "timedout", "shed"] {
+        assert_eq!(Some(sum(k)), api[k].as_u64(), "{k}: {api}");
+    }
+    assert!(each.iter().all(|r| r["attempts"].as_u64().unwrap() > 60), "{each:?}");
     // Errors are not retried, live or simulated.
     assert_eq!(
         (api["retries"].as_u64(), doc["simulated"]["policies"][0]["services"][0]["retries"].as_u64()),

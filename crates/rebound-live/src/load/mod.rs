@@ -166,6 +166,7 @@ struct Ctx {
     waited_ns: AtomicU64,
     turn: AtomicUsize,
     outstanding: Vec<AtomicU64>,
+    timedout_at: Vec<AtomicU64>,
     lb_rng: Mutex<SmallRng>,
     levels: levels::Levels,
     last_error: Mutex<Option<String>>,
@@ -214,6 +215,7 @@ pub async fn run(
         waited_ns: AtomicU64::new(0),
         turn: AtomicUsize::new(0),
         outstanding: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
+        timedout_at: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
         lb_rng: Mutex::new(rand::SeedableRng::seed_from_u64(config.seed ^ 0x1b_a1a4ce)),
         levels: levels::Levels::of(&config),
         last_error: Mutex::default(),
@@ -309,6 +311,24 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
     }
 }
 
+/// An attempt sent to replica `replica`: leaves its count of outstanding attempts when it
+/// ends, and counts a timeout there if it was given up unanswered after the timeout.
+struct Sent<'a> {
+    ctx: &'a Ctx,
+    replica: usize,
+    started: Instant,
+    answered: bool,
+}
+
+impl Drop for Sent<'_> {
+    fn drop(&mut self) {
+        self.ctx.outstanding[self.replica].fetch_sub(1, Relaxed);
+        if !self.answered && self.started.elapsed() >= self.ctx.config.timeout {
+            self.ctx.timedout_at[self.replica].fetch_add(1, Relaxed);
+        }
+    }
+}
+
 struct InFlight<'a>(&'a AtomicU64);
 
 impl Drop for InFlight<'_> {
@@ -325,9 +345,11 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let load = |i: usize| ctx.outstanding[i].load(Relaxed);
     let i = crate::stack::choose(c.balancer, c.replicas.len() + 1, &ctx.turn, load, &ctx.lb_rng);
     ctx.outstanding[i].fetch_add(1, Relaxed);
-    let _outstanding = InFlight(&ctx.outstanding[i]);
+    let mut sent = Sent { ctx, replica: i, started: Instant::now(), answered: false };
     let url = if i == 0 { &c.url } else { &c.replicas[i - 1] };
-    let resp = match ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await {
+    let answer = ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await;
+    sent.answered = true;
+    let resp = match answer {
         Ok(resp) => resp,
         Err(e) => {
             ctx.count(|s| s.errors += 1);
@@ -396,6 +418,11 @@ fn report(ctx: &Ctx) -> LoadReport {
         latency_ms: Percentiles::of(&mut latencies),
         duration: ctx.start.elapsed(),
         series,
+        replica_timedout: if ctx.config.replicas.is_empty() {
+            Vec::new()
+        } else {
+            ctx.timedout_at.iter().map(|t| t.load(Relaxed)).collect()
+        },
         last_error: ctx.last_error.lock().expect("no panics while locked").clone(),
     }
 }

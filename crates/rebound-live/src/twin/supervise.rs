@@ -171,7 +171,14 @@ pub async fn run(
     let load = outcome?;
     let rec = Recording { processes: recording_of, ticks };
     let users_timedout: Vec<u64> = load.series.iter().map(|s| s.timedout).collect();
-    let services = super::series::services(sc, &rec, seconds, compare::started(&load), &users_timedout);
+    let services = super::series::services(
+        sc,
+        &rec,
+        seconds,
+        compare::started(&load),
+        &users_timedout,
+        &load.replica_timedout,
+    );
     let report = compare::live_report(sc, &config.policy, seed, &load, services);
     Ok(TwinRun { report, load })
 }
