@@ -405,3 +405,22 @@ fn sigterm_mid_run_exits_143_and_reaps_every_process() {
         }
     }
 }
+
+#[test]
+fn a_paused_replica_shows_its_timeouts_in_the_replicas_array() {
+    // Two replicas in turn; replica 1 SIGSTOPped from 2 s to 4 s: the users' attempts there
+    // time out (300 ms), replica 0's do not.
+    let text = "duration = \"7s\"\nstatus_interval = \"1s\"\npolicies = [\"constant:base=10ms,max-retries=1\"]\n\
+                [clients]\nrate = \"20/s\"\narrivals = \"constant\"\ntimeout = \"300ms\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nworkers = 8\nqueue = 64\nservice_time = \"constant:2ms\"\n\
+                [outage]\nkind = \"pause\"\nreplica = 1\nstart = \"2s\"\nend = \"4s\"\n";
+    let doc = live_json("paused-replica", text);
+    let api = &doc["policies"][0]["services"][0];
+    let each = api["replicas"].as_array().expect("a replicas array");
+    let timedout: Vec<u64> = each.iter().map(|r| r["timedout"].as_u64().unwrap()).collect();
+    assert!(timedout[0] <= 2 && timedout[1] >= 10, "{each:?}");
+    assert_eq!(Some(timedout[0] + timedout[1]), api["timedout"].as_u64(), "{api}");
+    let simulated =
+        doc["simulated"]["policies"][0]["services"][0]["replicas"][1]["timedout"].as_u64().unwrap();
+    assert!(timedout[1].abs_diff(simulated) <= simulated / 2, "live {timedout:?}, simulated {simulated}");
+}

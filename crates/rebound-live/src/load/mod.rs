@@ -167,6 +167,8 @@ struct Ctx {
     turn: AtomicUsize,
     outstanding: Vec<AtomicU64>,
     timedout_at: Vec<AtomicU64>,
+    /// Set when the run ends: an attempt dropped after this was cut, not timed out.
+    ending: std::sync::atomic::AtomicBool,
     lb_rng: Mutex<SmallRng>,
     levels: levels::Levels,
     last_error: Mutex<Option<String>>,
@@ -216,6 +218,7 @@ pub async fn run(
         turn: AtomicUsize::new(0),
         outstanding: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
         timedout_at: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
+        ending: std::sync::atomic::AtomicBool::new(false),
         lb_rng: Mutex::new(rand::SeedableRng::seed_from_u64(config.seed ^ 0x1b_a1a4ce)),
         levels: levels::Levels::of(&config),
         last_error: Mutex::default(),
@@ -224,8 +227,10 @@ pub async fn run(
     let (stop_tx, stop_rx) = watch::channel(false);
     // The run's own bound counts from before the pre-flight connection.
     let deadline = began + ctx.config.duration;
+    let ending = ctx.clone();
     let stopper = tokio::spawn(async move {
         tokio::select! { () = tokio::time::sleep_until(deadline) => {}, () = stop => {} }
+        ending.ending.store(true, Relaxed);
         let _ = stop_tx.send(true);
     });
     let clients = arrivals::spawn(&ctx, &stop_rx);
@@ -312,18 +317,18 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
 }
 
 /// An attempt sent to replica `replica`: leaves its count of outstanding attempts when it
-/// ends, and counts a timeout there if it was given up unanswered after the timeout.
+/// ends, and counts a timeout there if it was dropped unanswered before the run ended (the
+/// executor drops an attempt only at its timeout; the run's end cuts the rest).
 struct Sent<'a> {
     ctx: &'a Ctx,
     replica: usize,
-    started: Instant,
     answered: bool,
 }
 
 impl Drop for Sent<'_> {
     fn drop(&mut self) {
         self.ctx.outstanding[self.replica].fetch_sub(1, Relaxed);
-        if !self.answered && self.started.elapsed() >= self.ctx.config.timeout {
+        if !self.answered && !self.ctx.ending.load(Relaxed) {
             self.ctx.timedout_at[self.replica].fetch_add(1, Relaxed);
         }
     }
@@ -345,13 +350,13 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let load = |i: usize| ctx.outstanding[i].load(Relaxed);
     let i = crate::stack::choose(c.balancer, c.replicas.len() + 1, &ctx.turn, load, &ctx.lb_rng);
     ctx.outstanding[i].fetch_add(1, Relaxed);
-    let mut sent = Sent { ctx, replica: i, started: Instant::now(), answered: false };
+    let mut sent = Sent { ctx, replica: i, answered: false };
     let url = if i == 0 { &c.url } else { &c.replicas[i - 1] };
     let answer = ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await;
-    sent.answered = true;
     let resp = match answer {
         Ok(resp) => resp,
         Err(e) => {
+            sent.answered = true;
             ctx.count(|s| s.errors += 1);
             let msg = chain(&e);
             *ctx.last_error.lock().expect("no panics while locked") = Some(msg);
@@ -361,7 +366,10 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let status = resp.status();
     let header =
         resp.headers().get(reqwest::header::RETRY_AFTER).map(|v| v.to_str().unwrap_or("").to_string());
-    if let Err(e) = drain(resp).await {
+    let drained = drain(resp).await;
+    // Answered once the body is read (a timeout while reading it is a timeout there).
+    sent.answered = true;
+    if let Err(e) = drained {
         ctx.count(|s| s.errors += 1);
         *ctx.last_error.lock().expect("no panics while locked") = Some(e);
         return Err(AttemptError::Transport);
