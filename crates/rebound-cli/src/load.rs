@@ -102,6 +102,10 @@ impl Args {
             arrivals: load::Arrivals::Closed,
             spike: None,
             replicas: Vec::new(),
+            balancer: rebound_sim::graph::Balancer::RoundRobin,
+            levels: Vec::new(),
+            retry_on: rebound_sim::retrier::RetryOn::All,
+            give_up_pause: std::time::Duration::ZERO,
         })
     }
 }

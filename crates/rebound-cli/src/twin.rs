@@ -55,10 +55,11 @@ fn prepare(args: &Args) -> Result<Scenario> {
         rebound_sim::check_policy(p).map_err(|e| usage(format!("--policy {p}: {e}")))?;
         crate::load::policy_of(p)?;
     }
-    if s.clients.rate.is_none() && s.clients.count > crate::load::MAX_CLIENTS as u32 {
+    let users = rebound_sim::scenario::load::schedule(&s).iter().map(|l| l.1).fold(0.0, f64::max);
+    if s.clients.rate.is_none() && users > crate::load::MAX_CLIENTS as f64 {
+        let field = if s.clients.phases.is_empty() { "clients.count" } else { "clients.phase.count" };
         return Err(usage(format!(
-            "clients.count = {} (after --scale): the live users are at most {}; raise --scale",
-            s.clients.count,
+            "{field}: {users} users at the peak (after --scale); the live users are at most {}; raise --scale",
             crate::load::MAX_CLIENTS
         )));
     }
@@ -153,9 +154,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// The users' load for `spec`: `clients.count` users thinking `clients.think` on average
 /// (`count / think` requests a second), or the open loop at `clients.rate`; `clients.timeout`
-/// per attempt; a `load-spike` outage as the load generator's spike.
+/// per attempt; the `[[clients.phase]]`s and a `load-spike` outage as the simulator's own
+/// step function of the load; `clients.retry_on` and `give_up_pause`; the entry service's
+/// `balancer` over its replicas.
 fn load(s: &Scenario, spec: &Spec, args: &Args) -> Result<rebound_live::load::LoadConfig> {
-    use rebound_live::load::{Arrivals, Spike};
+    use rebound_live::load::Arrivals;
     let c = &s.clients;
     let (clients, rate, arrivals) = match c.rate {
         Some(r) if c.arrivals == rebound_sim::scenario::Arrivals::Constant => {
@@ -164,12 +167,6 @@ fn load(s: &Scenario, spec: &Spec, args: &Args) -> Result<rebound_live::load::Lo
         Some(r) => (1, r.per_s, Arrivals::Poisson),
         None => (c.count, f64::from(c.count) / c.think.as_secs_f64(), Arrivals::Closed),
     };
-    let o = &s.outage;
-    let spike = (o.kind == rebound_sim::OutageKind::LoadSpike).then_some(Spike {
-        start: o.start,
-        end: o.end.min(s.duration),
-        factor: o.factor,
-    });
     let mut config = crate::load::Args {
         url: String::new(),
         clients,
@@ -183,6 +180,9 @@ fn load(s: &Scenario, spec: &Spec, args: &Args) -> Result<rebound_live::load::Lo
     }
     .config()?;
     config.arrivals = arrivals;
-    config.spike = spike;
+    config.levels = rebound_sim::scenario::load::schedule(s);
+    config.retry_on = c.retry_on;
+    config.give_up_pause = c.give_up_pause;
+    config.balancer = s.services[twin::entry(s)].balancer;
     Ok(config)
 }

@@ -1,8 +1,10 @@
 //! The live twin end to end (`experiment live --scenario`): the three-tier stack run as real
 //! processes agrees with the simulator, and a service process killed mid-run ends the
-//! experiment with an error naming it, every other process reaped.
+//! experiment with an error naming it, every other process reaped; Ctrl-C and SIGTERM reap
+//! every process; load profiles, balancers and the users' `retry_on` / `give_up_pause` run live.
 //!
-//! Each live run takes the scenario's 40 s; the whole file about two and a half minutes.
+//! Each three-tier live run takes the scenario's 40 s, the others 10 s or less; the whole file
+//! about three minutes.
 
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -295,4 +297,130 @@ fn open_loop_users_and_a_load_spike_run_live_twice() {
             side["per_run"].as_array().unwrap().iter().map(|r| r["seed"].as_u64().unwrap()).collect();
         assert_eq!((side["runs"].as_u64(), seeds), (Some(2), vec![1, 2]));
     }
+}
+
+/// Runs `experiment live --scenario TEXT --json` (bounded to 60 s) and returns its document.
+fn live_json(name: &str, text: &str) -> Value {
+    let file = std::env::temp_dir().join(format!("rebound-twin-{name}-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let out = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap(), "--json"])
+        .finish(Duration::from_secs(60));
+    let _ = std::fs::remove_file(&file);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The entry service's first attempts per second.
+fn firsts(policy: &Value) -> Vec<u64> {
+    let s = policy["services"][0]["series"].as_array().unwrap();
+    s.iter().map(|p| p["first"].as_u64().unwrap()).collect()
+}
+
+#[test]
+fn load_phases_a_balancer_and_retry_on_run_live() {
+    // Open loop at 30/s, then a phase of 0/s (the queue drains) and one at 60/s; two replicas
+    // behind power-of-two; a fifth of the answers are errors, which retry_on = "timeouts" does
+    // not retry.
+    let text = "duration = \"10s\"\nstatus_interval = \"2s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
+                [clients]\nrate = \"30/s\"\narrivals = \"constant\"\ntimeout = \"1s\"\nretry_on = \"timeouts\"\n\
+                [[clients.phase]]\nstart = \"3s\"\nend = \"6s\"\nrate = \"0/s\"\n\
+                [[clients.phase]]\nstart = \"6s\"\nend = \"10s\"\nrate = \"60/s\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nbalancer = \"power-of-two\"\nworkers = 8\nqueue = 64\n\
+                service_time = \"constant:2ms\"\nerror_rate = 0.2\n[outage]\nkind = \"none\"\n";
+    let doc = live_json("phases", text);
+    let live = &doc["policies"][0];
+    let f = firsts(live);
+    // Constant gaps: 30/s, none in the 0/s phase (a second's edge either way), then 60/s.
+    let (before, gap, after) = (f[1] + f[2], f[4], f[7] + f[8] + f[9]);
+    assert!((50..=70).contains(&before) && gap == 0 && (160..=200).contains(&after), "{f:?}");
+    let api = &live["services"][0];
+    assert!(api["errors"].as_u64().unwrap() > 20, "{api}");
+    // Each replica's counts, from its own /metrics: both served (power-of-two spreads the
+    // attempts), and they add up to the service's.
+    let each = api["replicas"].as_array().expect("a replicas array");
+    assert_eq!(each.len(), 2, "{api}");
+    let sum = |k: &str| each.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    for k in ["attempts", "ok", "errors", "timedout", "shed"] {
+        assert_eq!(Some(sum(k)), api[k].as_u64(), "{k}: {api}");
+    }
+    assert!(each.iter().all(|r| r["attempts"].as_u64().unwrap() > 60), "{each:?}");
+    // Errors are not retried, live or simulated.
+    assert_eq!(
+        (api["retries"].as_u64(), doc["simulated"]["policies"][0]["services"][0]["retries"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(live["verdict"], doc["simulated"]["policies"][0]["verdict"]);
+}
+
+#[test]
+fn give_up_pause_slows_closed_loop_users_live_as_simulated() {
+    // Every answer an error, not retried: each of 10 users gives up at once and pauses 1 s, so
+    // about 10 / 1.1 s ≈ 9 requests a second instead of the 100 their 100 ms think allows.
+    let text = "duration = \"10s\"\nstatus_interval = \"2s\"\npolicies = [\"constant:base=50ms,max-retries=3\"]\n\
+                [clients]\ncount = 10\nthink = \"100ms\"\ngive_up_pause = \"1s\"\ntimeout = \"1s\"\nretry_on = \"timeouts\"\n\
+                [[service]]\nname = \"api\"\nworkers = 4\nqueue = 64\nservice_time = \"constant:1ms\"\nerror_rate = 1.0\n\
+                [outage]\nkind = \"none\"\n";
+    let doc = live_json("pause", text);
+    let rate = |p: &Value| firsts(p)[1..9].iter().sum::<u64>() as f64 / 8.0;
+    let (live, simulated) = (rate(&doc["policies"][0]), rate(&doc["simulated"]["policies"][0]));
+    assert!((6.0..=12.0).contains(&live), "{live}/s");
+    assert!((live - simulated).abs() <= 0.3 * simulated, "live {live}/s, simulated {simulated}/s");
+}
+
+#[test]
+fn sigterm_mid_run_exits_143_and_reaps_every_process() {
+    // A replicated entry service calling a db: three processes, a 30 s run cut short.
+    let text = "duration = \"30s\"\nstatus_interval = \"5s\"\npolicies = [\"constant:base=50ms,max-retries=2\"]\n\
+                [clients]\nrate = \"20/s\"\ntimeout = \"1s\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nbalancer = \"least-outstanding\"\nservice_time = \"constant:1ms\"\n\
+                [[service.call]]\nto = \"db\"\ntimeout = \"500ms\"\n\
+                [[service]]\nname = \"db\"\nservice_time = \"constant:1ms\"\n[outage]\nkind = \"none\"\n";
+    let file = std::env::temp_dir().join(format!("rebound-twin-term-{}.toml", std::process::id()));
+    std::fs::write(&file, text).unwrap();
+    let mut cli = rebound(&["experiment", "live", "--scenario", file.to_str().unwrap()]);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let procs = loop {
+        let c = children(cli.id());
+        if c.len() == 3 {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "three service processes within 60 s: {c:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    kill(Pid::from_raw(cli.id() as i32), Signal::SIGTERM).unwrap();
+    let out = cli.finish(Duration::from_secs(20));
+    let _ = std::fs::remove_file(&file);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(stderr.contains("SIGTERM") && stderr.contains("reaped"), "{stderr}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    for (pid, _) in procs {
+        while !ended(pid) {
+            if Instant::now() > deadline {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("service process {pid} outlived the experiment");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn a_paused_replica_shows_its_timeouts_in_the_replicas_array() {
+    // Two replicas in turn; replica 1 SIGSTOPped from 2 s to 4 s: the users' attempts there
+    // time out (300 ms), replica 0's do not.
+    let text = "duration = \"7s\"\nstatus_interval = \"1s\"\npolicies = [\"constant:base=10ms,max-retries=1\"]\n\
+                [clients]\nrate = \"20/s\"\narrivals = \"constant\"\ntimeout = \"300ms\"\n\
+                [[service]]\nname = \"api\"\nreplicas = 2\nworkers = 8\nqueue = 64\nservice_time = \"constant:2ms\"\n\
+                [outage]\nkind = \"pause\"\nreplica = 1\nstart = \"2s\"\nend = \"4s\"\n";
+    let doc = live_json("paused-replica", text);
+    let api = &doc["policies"][0]["services"][0];
+    let each = api["replicas"].as_array().expect("a replicas array");
+    let timedout: Vec<u64> = each.iter().map(|r| r["timedout"].as_u64().unwrap()).collect();
+    assert!(timedout[0] <= 2 && timedout[1] >= 10, "{each:?}");
+    assert_eq!(Some(timedout[0] + timedout[1]), api["timedout"].as_u64(), "{api}");
+    let simulated =
+        doc["simulated"]["policies"][0]["services"][0]["replicas"][1]["timedout"].as_u64().unwrap();
+    assert!(timedout[1].abs_diff(simulated) <= simulated / 2, "live {timedout:?}, simulated {simulated}");
 }

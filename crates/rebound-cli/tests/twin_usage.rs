@@ -43,18 +43,21 @@ fn what_cannot_run_live_is_named() {
         std::fs::write(&path, text).unwrap();
         path.to_str().unwrap().to_string()
     };
-    // Open-loop users run live up to 100,000/s; load profiles do not run live.
+    // Open-loop users run live up to 100,000/s, a load profile's phases included.
     let fast = with("fast.toml", "rate = \"1000/s\"", "rate = \"200000/s\"");
     refused_within(T, &["experiment", "live", "--scenario", &fast], &["clients.rate", "100000/s"]);
     let phased = with(
         "phased.toml",
         "timeout = \"2s\"\n",
-        "timeout = \"2s\"\n[[clients.phase]]\nstart = \"50s\"\nend = \"60s\"\nrate = \"0/s\"\n",
+        "timeout = \"2s\"\n[[clients.phase]]\nstart = \"50s\"\nend = \"60s\"\nrate = \"150000/s\"\n",
     );
-    refused_within(T, &["experiment", "live", "--scenario", &phased], &["clients.phase"]);
     // One load process: its users share one budget and retry breaker.
     let own = with("own.toml", "timeout = \"2s\"\n", "timeout = \"2s\"\nbudget_scope = \"client\"\n");
     refused_within(T, &["experiment", "live", "--scenario", &own], &["clients.budget_scope", "shared"]);
+    refused_within(T, &["experiment", "live", "--scenario", &phased], &["clients.phase.rate", "100000/s"]);
+    // The users' link is loopback live.
+    let far = with("far.toml", "timeout = \"2s\"\n", "timeout = \"2s\"\nlatency = \"constant:5ms\"\n");
+    refused_within(T, &["experiment", "live", "--scenario", &far], &["clients.latency"]);
     let _ = std::fs::remove_dir_all(&dir);
     // S5's one server (no [[service]]) is `experiment live` without --scenario.
     let s5 = std::env::temp_dir().join(format!("rebound-twin-usage-{}.toml", std::process::id()));

@@ -11,23 +11,34 @@
 //! retries), so a server can tell first attempts from retries (the live twin's services count
 //! them apart).
 //!
+//! A load profile ([`LoadConfig::levels`]: the open loop's rate or the closed loop's active
+//! users, step by step), a replicated target reached through any of the simulator's balancers
+//! ([`LoadConfig::balancer`]), which failures are retried ([`LoadConfig::retry_on`]) and a
+//! pause after a request given up ([`LoadConfig::give_up_pause`]) are the live twin's: they
+//! follow the scenario's `[clients]` as the simulator reads it.
+//!
 //! The run always ends by itself after `duration`: requests still retrying then are cancelled
 //! and counted as `cut`.
 
 mod arrivals;
+mod levels;
 mod preflight;
 mod record;
 
 pub use arrivals::{Arrivals, Spike};
+pub use levels::{MAX_LEVEL, MAX_LEVELS};
 pub use record::{status_line, LoadReport, Percentiles, Second};
 
 use crate::error::{chain, LiveError};
-use rebound_retry::budget::RetryBudget;
+use rand::rngs::SmallRng;
+use rebound_retry::budget::{RetryBudget, RetryCause};
 use rebound_retry::http::{parse_retry_after, RetryableStatuses};
 use rebound_retry::throttle::Throttle;
 use rebound_retry::{retry_async, Failure, Policy, RetryEvent};
+use rebound_sim::graph::Balancer;
+use rebound_sim::retrier::RetryOn;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{watch, Semaphore};
@@ -75,9 +86,25 @@ pub struct LoadConfig {
     pub arrivals: Arrivals,
     /// A load spike, if any.
     pub spike: Option<Spike>,
-    /// More URLs of the same service (its replicas): attempts go round-robin over `url` and
-    /// these, in order. Empty: every attempt GETs `url`.
+    /// More URLs of the same service (its replicas): attempts go over `url` and these, in
+    /// order, by `balancer`. Empty: every attempt GETs `url`.
     pub replicas: Vec<String>,
+    /// How an attempt picks among `url` and `replicas` (default round-robin): the simulator's
+    /// balancers, `least-outstanding` and `power-of-two` counting this load generator's own
+    /// attempts in flight at each.
+    pub balancer: Balancer,
+    /// The offered load step by step (`(from, level)`, in time order, the first from 0 s, at
+    /// most [`MAX_LEVELS`] steps, levels in [0, [`MAX_LEVEL`]]): requests/s in the open loop,
+    /// active users in the closed loop (a user past the level finishes its request and waits;
+    /// one taken in again starts with a think time). It replaces `rate` (open) or `clients`
+    /// (closed, whose `clients / rate` stays each user's mean think time) and `spike`. Empty:
+    /// `rate` or `clients` throughout, with `spike`.
+    pub levels: Vec<(Duration, f64)>,
+    /// Which failures are retried (default all): errors only, or timeouts only.
+    pub retry_on: RetryOn,
+    /// How long a closed-loop user waits after its policy gave up on a request, before it
+    /// thinks again (default 0 s), at most [`LIVE_MAX_DURATION`].
+    pub give_up_pause: Duration,
 }
 
 impl LoadConfig {
@@ -100,6 +127,12 @@ impl LoadConfig {
         }
         if self.duration.is_zero() || self.duration > LIVE_MAX_DURATION {
             return bad("--duration", shown(self.duration), range);
+        }
+        if let Err(e) = levels::Levels::check(&self.levels) {
+            return bad("clients.phase", e, "steps from 0s in time order, levels in [0, 1e7]");
+        }
+        if self.give_up_pause > LIVE_MAX_DURATION {
+            return bad("clients.give_up_pause", shown(self.give_up_pause), "a duration in [0s, 1day]");
         }
         if self.max_in_flight == 0 {
             return bad("--max-in-flight", "0".into(), "at least 1");
@@ -134,7 +167,13 @@ struct Ctx {
     cut: AtomicU64,
     malformed: AtomicU64,
     waited_ns: AtomicU64,
-    turn: AtomicU64,
+    turn: AtomicUsize,
+    outstanding: Vec<AtomicU64>,
+    timedout_at: Vec<AtomicU64>,
+    /// Set when the run ends: an attempt dropped after this was cut, not timed out.
+    ending: std::sync::atomic::AtomicBool,
+    lb_rng: Mutex<SmallRng>,
+    levels: levels::Levels,
     last_error: Mutex<Option<String>>,
 }
 
@@ -179,15 +218,22 @@ pub async fn run(
         cut: AtomicU64::new(0),
         malformed: AtomicU64::new(0),
         waited_ns: AtomicU64::new(0),
-        turn: AtomicU64::new(0),
+        turn: AtomicUsize::new(0),
+        outstanding: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
+        timedout_at: (0..=config.replicas.len()).map(|_| AtomicU64::new(0)).collect(),
+        ending: std::sync::atomic::AtomicBool::new(false),
+        lb_rng: Mutex::new(rand::SeedableRng::seed_from_u64(config.seed ^ 0x1b_a1a4ce)),
+        levels: levels::Levels::of(&config),
         last_error: Mutex::default(),
         config,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
     // The run's own bound counts from before the pre-flight connection.
     let deadline = began + ctx.config.duration;
+    let ending = ctx.clone();
     let stopper = tokio::spawn(async move {
         tokio::select! { () = tokio::time::sleep_until(deadline) => {}, () = stop => {} }
+        ending.ending.store(true, Relaxed);
         let _ = stop_tx.send(true);
     });
     let clients = arrivals::spawn(&ctx, &stop_rx);
@@ -220,17 +266,23 @@ async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl F
     }
 }
 
-async fn request(ctx: &Ctx, seed: u64) {
+/// One user request, retried under the policy: `true` if it succeeded.
+async fn request(ctx: &Ctx, seed: u64) -> bool {
     let started = Instant::now();
     let statuses = RetryableStatuses::default();
+    let retry_on = ctx.config.retry_on;
     let number = AtomicU64::new(0);
     let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || {
         attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1))
     })
-    .when(|e: &AttemptError| match e {
-        AttemptError::Status(code, _) => statuses.contains(*code),
-        AttemptError::Transport => true,
+    .when(move |e: &AttemptError| {
+        let retryable = match e {
+            AttemptError::Status(code, _) => statuses.contains(*code),
+            AttemptError::Transport => true,
+        };
+        retryable && retry_on.allows(RetryCause::Error)
     })
+    .retry_timeouts(retry_on.allows(RetryCause::Timeout))
     .hint(|e: &AttemptError| match e {
         AttemptError::Status(_, hint) => *hint,
         AttemptError::Transport => None,
@@ -257,13 +309,33 @@ async fn request(ctx: &Ctx, seed: u64) {
     let result = executor.call().await;
     match result {
         Ok(()) => {
-            ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3)
+            ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3);
+            true
         }
         Err(e) => {
             if matches!(e.last, Failure::TimedOut(_)) {
                 ctx.count(|s| s.timedout += 1);
             }
             ctx.gave_up.fetch_add(1, Relaxed);
+            false
+        }
+    }
+}
+
+/// An attempt sent to replica `replica`: leaves its count of outstanding attempts when it
+/// ends, and counts a timeout there if it was dropped unanswered before the run ended (the
+/// executor drops an attempt only at its timeout; the run's end cuts the rest).
+struct Sent<'a> {
+    ctx: &'a Ctx,
+    replica: usize,
+    answered: bool,
+}
+
+impl Drop for Sent<'_> {
+    fn drop(&mut self) {
+        self.ctx.outstanding[self.replica].fetch_sub(1, Relaxed);
+        if !self.answered && !self.ctx.ending.load(Relaxed) {
+            self.ctx.timedout_at[self.replica].fetch_add(1, Relaxed);
         }
     }
 }
@@ -281,11 +353,16 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
     let c = &ctx.config;
-    let turn = ctx.turn.fetch_add(1, Relaxed) as usize % (c.replicas.len() + 1);
-    let url = if turn == 0 { &c.url } else { &c.replicas[turn - 1] };
-    let resp = match ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await {
+    let load = |i: usize| ctx.outstanding[i].load(Relaxed);
+    let i = crate::stack::choose(c.balancer, c.replicas.len() + 1, &ctx.turn, load, &ctx.lb_rng);
+    ctx.outstanding[i].fetch_add(1, Relaxed);
+    let mut sent = Sent { ctx, replica: i, answered: false };
+    let url = if i == 0 { &c.url } else { &c.replicas[i - 1] };
+    let answer = ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await;
+    let resp = match answer {
         Ok(resp) => resp,
         Err(e) => {
+            sent.answered = true;
             ctx.count(|s| s.errors += 1);
             let msg = chain(&e);
             *ctx.last_error.lock().expect("no panics while locked") = Some(msg);
@@ -295,7 +372,10 @@ async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let status = resp.status();
     let header =
         resp.headers().get(reqwest::header::RETRY_AFTER).map(|v| v.to_str().unwrap_or("").to_string());
-    if let Err(e) = drain(resp).await {
+    let drained = drain(resp).await;
+    // Answered once the body is read (a timeout while reading it is a timeout there).
+    sent.answered = true;
+    if let Err(e) = drained {
         ctx.count(|s| s.errors += 1);
         *ctx.last_error.lock().expect("no panics while locked") = Some(e);
         return Err(AttemptError::Transport);
@@ -352,6 +432,11 @@ fn report(ctx: &Ctx) -> LoadReport {
         latency_ms: Percentiles::of(&mut latencies),
         duration: ctx.start.elapsed(),
         series,
+        replica_timedout: if ctx.config.replicas.is_empty() {
+            Vec::new()
+        } else {
+            ctx.timedout_at.iter().map(|t| t.load(Relaxed)).collect()
+        },
         last_error: ctx.last_error.lock().expect("no panics while locked").clone(),
     }
 }
@@ -360,7 +445,7 @@ fn report(ctx: &Ctx) -> LoadReport {
 mod tests {
     use super::*;
 
-    fn config() -> LoadConfig {
+    pub(super) fn config() -> LoadConfig {
         LoadConfig {
             url: "http://127.0.0.1:1/".into(),
             clients: 10,
@@ -376,6 +461,10 @@ mod tests {
             arrivals: Arrivals::Closed,
             spike: None,
             replicas: Vec::new(),
+            balancer: Balancer::RoundRobin,
+            levels: Vec::new(),
+            retry_on: RetryOn::All,
+            give_up_pause: Duration::ZERO,
         }
     }
 

@@ -92,6 +92,10 @@ pub struct LoadReport {
     pub series: Vec<Second>,
     /// The last transport error seen, if any (with its causes).
     pub last_error: Option<String>,
+    /// With replicas: attempts timed out at each target (`url` first, then `replicas` in
+    /// order); empty without.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replica_timedout: Vec<u64>,
 }
 
 /// S5's status line over seconds `[from, to)` plus the retry rate.

@@ -102,6 +102,9 @@ impl Drop for Copy<'_> {
             _ => AttemptOutcome::TimedOut,
         });
         self.call.counters.attempt(o);
+        if o == AttemptOutcome::TimedOut {
+            self.call.counters.timed_out_at(self.replica);
+        }
     }
 }
 

@@ -69,6 +69,15 @@ impl ServiceCounters {
                 );
             }
         }
+        let name = "rebound_call_timedout_by_replica_total";
+        head(&mut out, name, "counter", "Attempts at each callee replica that timed out.");
+        for (to, c) in calls {
+            let to = escape(to);
+            let at = c.timedout_at.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            for (replica, n) in at.iter().enumerate() {
+                let _ = writeln!(out, "{name}{{to=\"{to}\",replica=\"{replica}\"}} {n}");
+            }
+        }
         let name = "rebound_call_requests_total";
         head(&mut out, name, "counter", "Calls to each callee after their retries, by outcome.");
         for (to, c) in calls {
@@ -126,6 +135,7 @@ mod tests {
         c.answer(Outcome::Shed(ShedBy::QueueFull), Duration::from_micros(100));
         let call = CallCounters::default();
         call.attempt(AttemptOutcome::TimedOut);
+        call.timed_out_at(1);
         call.request(false);
         let text = c.render("api", 2, &[("db", &call)]);
         assert_eq!(labelled(&text, "rebound_service_info", "service=\"api\",replica=\"2\""), Some(1.0));
@@ -138,5 +148,8 @@ mod tests {
         assert_eq!(at("rebound_service_latency_seconds_bucket", "le=\"5.000000e-4\""), Some(1.0));
         assert_eq!(at("rebound_call_attempts_total", "to=\"db\",outcome=\"timedout\""), Some(1.0));
         assert_eq!(at("rebound_call_requests_total", "to=\"db\",outcome=\"failed\""), Some(1.0));
+        let by_replica = "rebound_call_timedout_by_replica_total";
+        assert_eq!(at(by_replica, "to=\"db\",replica=\"0\""), Some(0.0));
+        assert_eq!(at(by_replica, "to=\"db\",replica=\"1\""), Some(1.0));
     }
 }

@@ -94,6 +94,8 @@ pub struct CallCounters {
     pub(super) attempts: [AtomicU64; 5],
     pub(super) ok: AtomicU64,
     pub(super) failed: AtomicU64,
+    /// Attempts timed out, by the callee replica they went to (index = `--peer` order).
+    pub(super) timedout_at: std::sync::Mutex<Vec<u64>>,
 }
 
 impl CallCounters {
@@ -101,6 +103,15 @@ impl CallCounters {
     pub fn attempt(&self, o: AttemptOutcome) {
         let i = ATTEMPT_OUTCOMES.iter().position(|(k, _)| *k == o).unwrap_or(0);
         self.attempts[i].fetch_add(1, Relaxed);
+    }
+
+    /// Counts an attempt at replica `replica` that timed out (besides [`CallCounters::attempt`]).
+    pub fn timed_out_at(&self, replica: usize) {
+        let mut v = self.timedout_at.lock().unwrap_or_else(|e| e.into_inner());
+        if v.len() <= replica {
+            v.resize(replica + 1, 0);
+        }
+        v[replica] = v[replica].saturating_add(1);
     }
 
     /// Counts a call, after its retries.

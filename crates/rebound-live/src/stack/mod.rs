@@ -45,6 +45,7 @@
 //! | `rebound_service_in_flight` | — | gauge: requests queued or in service |
 //! | `rebound_service_latency_seconds` | `le` | histogram, arrival to answer, sheds included: buckets 0.5 ms × 1.1^i up to the first ≥ 120 s, `le` in seconds (`5.000000e-4`, …) |
 //! | `rebound_call_attempts_total` | `to`, `outcome="ok"\|"error"\|"timedout"\|"rejected"\|"abandoned"` | this process's attempts at each callee (`rejected`: refused by its budget, throttle or breaker before sending; `abandoned`: a hedge copy given up once another copy answered) |
+//! | `rebound_call_timedout_by_replica_total` | `to`, `replica` | this process's attempts at each callee replica (`--peer` order) that timed out — per replica, where `rebound_call_attempts_total` sums them; a replica appears once one has timed out (an addition to the contract, for the live twin's per-replica breakdown) |
 //! | `rebound_call_requests_total` | `to`, `outcome="ok"\|"failed"` | calls after their retries |
 //!
 //! ## Admin
@@ -70,4 +71,5 @@ mod serve;
 
 pub use exposition::labelled;
 pub use resolve::{Peer, StackConfig};
+pub(crate) use route::choose;
 pub use serve::{Service, DROP_HOLD, DROP_MARGIN};

@@ -6,35 +6,50 @@ use super::calls::Call;
 use rand::rngs::SmallRng;
 use rand::Rng;
 use rebound_sim::graph::Balancer;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Mutex;
 use std::time::Duration;
+
+/// Which of `n` replicas (≥ 1) the next attempt goes to under `balancer`: the simulator's four
+/// balancers (`rebound_sim::graph::Balancer`), with `load(i)` the caller's own attempts in
+/// flight at replica `i` (a client-side balancer's view) and `turn` the round-robin counter
+/// (least-outstanding breaks ties from it, as the simulator does). Shared by a service's calls
+/// and the users' load generator.
+pub(crate) fn choose(
+    balancer: Balancer,
+    n: usize,
+    turn: &AtomicUsize,
+    load: impl Fn(usize) -> u64,
+    rng: &Mutex<SmallRng>,
+) -> usize {
+    if n <= 1 {
+        return 0;
+    }
+    let turn = turn.fetch_add(1, Relaxed) % n;
+    let rng = || rng.lock().unwrap_or_else(|e| e.into_inner());
+    match balancer {
+        Balancer::RoundRobin => turn,
+        Balancer::Random => rng().random_range(0..n),
+        Balancer::LeastOutstanding => (0..n).map(|k| (turn + k) % n).min_by_key(|&i| load(i)).unwrap_or(turn),
+        Balancer::PowerOfTwo => {
+            let (a, step) = {
+                let mut r = rng();
+                (r.random_range(0..n), r.random_range(1..n))
+            };
+            let b = (a + step) % n;
+            if load(b) < load(a) {
+                b
+            } else {
+                a
+            }
+        }
+    }
+}
 
 impl Call {
     /// The replica the next copy goes to.
     pub(super) fn pick(&self) -> usize {
-        let n = self.peers.len();
-        let turn = self.turn.fetch_add(1, Relaxed) % n;
-        let load = |i: usize| self.outstanding[i].load(Relaxed);
-        match self.balancer {
-            _ if n == 1 => 0,
-            Balancer::RoundRobin => turn,
-            Balancer::Random => self.rng().random_range(0..n),
-            Balancer::LeastOutstanding => {
-                (0..n).map(|k| (turn + k) % n).min_by_key(|&i| load(i)).unwrap_or(turn)
-            }
-            Balancer::PowerOfTwo => {
-                let (a, step) = {
-                    let mut r = self.rng();
-                    (r.random_range(0..n), r.random_range(1..n))
-                };
-                let b = (a + step) % n;
-                if load(b) < load(a) {
-                    b
-                } else {
-                    a
-                }
-            }
-        }
+        choose(self.balancer, self.peers.len(), &self.turn, |i| self.outstanding[i].load(Relaxed), &self.rng)
     }
 
     pub(super) fn rng(&self) -> std::sync::MutexGuard<'_, SmallRng> {

@@ -5,7 +5,10 @@
 //! the same description of a stack both ways. Each replica of each service is a `rebound
 //! serve --scenario` process ([`processes`]), the users are [`crate::load`]'s closed loop
 //! (`clients.count` users thinking `clients.think`, so about `count / think` requests a
-//! second), the outage is done to the processes as modelled ([`outage`]), every process's
+//! second) or open loop (`clients.rate`), following the scenario's load profile
+//! (`[[clients.phase]]`, a load spike: the simulator's own step function of the load), with
+//! its `retry_on` and `give_up_pause`, reaching a replicated entry service through its
+//! `balancer` (the stack's caller-side balancer, [`check`] refuses what cannot run live), the outage is done to the processes as modelled ([`outage`]), every process's
 //! `/metrics` is scraped once a second ([`scrape`], [`series`]), and the run becomes a
 //! [`rebound_sim::StormReport`] judged by the simulator's verdict code ([`compare`]).
 //!

@@ -36,6 +36,8 @@ pub struct Snapshot {
     pub latency_sum: f64,
     /// `rebound_call_attempts_total{to, outcome}`, by `(to, outcome)`.
     pub call_attempts: BTreeMap<(String, String), u64>,
+    /// `rebound_call_timedout_by_replica_total{to, replica}`, by `(to, replica)`.
+    pub timedout_at: BTreeMap<(String, u32), u64>,
 }
 
 /// A sample: the metric's name, its labels and its value.
@@ -98,6 +100,11 @@ impl Snapshot {
                 ("rebound_call_attempts_total", _, outcome) => {
                     s.call_attempts.insert((label("to").to_string(), outcome.to_string()), n);
                 }
+                ("rebound_call_timedout_by_replica_total", ..) => {
+                    if let Ok(r) = label("replica").parse() {
+                        s.timedout_at.insert((label("to").to_string(), r), n);
+                    }
+                }
                 _ => {}
             }
         }
@@ -121,6 +128,9 @@ impl Snapshot {
         }
         for (k, v) in &other.call_attempts {
             *self.call_attempts.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.timedout_at {
+            *self.timedout_at.entry(k.clone()).or_default() += v;
         }
         for &(le, n) in &other.latency {
             match self.latency.iter_mut().find(|(l, _)| *l == le) {
@@ -175,6 +185,7 @@ rebound_service_latency_seconds_bucket{le="+Inf"} 98
 rebound_service_latency_seconds_sum 0.5
 rebound_call_attempts_total{to="db",outcome="timedout"} 7
 rebound_call_attempts_total{to="db",outcome="ok"} 60
+rebound_call_timedout_by_replica_total{to="db",replica="1"} 7
 "#;
 
     #[test]
@@ -184,6 +195,7 @@ rebound_call_attempts_total{to="db",outcome="ok"} 60
         assert_eq!((s.queue, s.in_flight, s.shed_by["queue_full"]), (4, 6, 3));
         assert_eq!(s.latency, vec![(0.001, 10), (0.01, 80), (f64::INFINITY, 98)]);
         assert_eq!((s.attempts_at("db", "timedout"), s.attempts_at("db", "error")), (7, 0));
+        assert_eq!(s.timedout_at.get(&("db".to_string(), 1)), Some(&7));
         let counts = s.latency_counts();
         assert_eq!(counts.iter().map(|c| c.1).collect::<Vec<_>>(), vec![10, 70, 18]);
         assert!((counts[1].0 - 0.01f64.sqrt() * 0.001f64.sqrt()).abs() < 1e-12);

@@ -1,10 +1,14 @@
 //! A live run's scrapes made into storm's per-service figures: one
 //! [`rebound_sim::graph::ServiceReport`] per `[[service]]`, replicas summed, with the series,
 //! latency histogram and totals the simulator's report has, so that `storm`'s printing, plots
-//! and verdicts read a live run as they read a simulated one.
+//! and verdicts read a live run as they read a simulated one. A replicated service's report
+//! lists each replica's counts (`replicas`, as the simulator's does) from that replica's own
+//! `/metrics`; the timeouts at a replica are its callers'
+//! (`rebound_call_timedout_by_replica_total`) and, at the entry service, the users'
+//! ([`crate::load::LoadReport::replica_timedout`]).
 
 use super::scrape::Snapshot;
-use rebound_sim::graph::{LatencyHist, ServicePoint, ServiceReport, ShedBy};
+use rebound_sim::graph::{LatencyHist, ReplicaReport, ServicePoint, ServiceReport, ShedBy};
 use rebound_sim::Scenario;
 
 /// Which service (index in `scenario.services`) and replica a process is.
@@ -48,13 +52,15 @@ impl Recording {
 
 /// The reports of every service over `seconds` seconds; `started` is the users' requests
 /// started (for amplification), `users_timedout[t]` the users' attempts timed out in second
-/// `t` (the entry service's callers are the users).
+/// `t` (the entry service's callers are the users), `users_timedout_at[r]` theirs at entry
+/// replica `r` over the run.
 pub fn services(
     scenario: &Scenario,
     rec: &Recording,
     seconds: usize,
     started: u64,
     users_timedout: &[u64],
+    users_timedout_at: &[u64],
 ) -> Vec<ServiceReport> {
     let carried = rec.carried(seconds);
     let sum = |k: usize, f: &dyn Fn(&ProcessId) -> bool| {
@@ -83,7 +89,43 @@ pub fn services(
                     by_services + by_users
                 })
                 .collect();
-            report(scenario, &cfg.name, &own, &timedout, started, defended(cfg))
+            let mut r = report(scenario, &cfg.name, &own, &timedout, started, defended(cfg));
+            if cfg.replicas > 1 {
+                let users = if i == entry { users_timedout_at } else { &[] };
+                r.replicas = Some(replicas(rec, &carried, i, cfg, &all[seconds], users));
+            }
+            r
+        })
+        .collect()
+}
+
+/// Each replica of service `i`: its own counts from its last snapshot, its mean requests in
+/// flight over the per-second scrapes, the timeouts its callers counted at it.
+fn replicas(
+    rec: &Recording,
+    carried: &[Vec<Snapshot>],
+    i: usize,
+    cfg: &rebound_sim::graph::ServiceConfig,
+    all_last: &Snapshot,
+    users_timedout_at: &[u64],
+) -> Vec<ReplicaReport> {
+    (0..cfg.replicas)
+        .map(|r| {
+            let p = rec.processes.iter().position(|p| p.service == i && p.replica == r);
+            let own = |k: usize| p.map(|p| carried[k][p].clone()).unwrap_or_default();
+            let seconds = carried.len() - 1;
+            let last = own(seconds);
+            let in_flight: u64 = (1..=seconds).map(|k| own(k).in_flight).sum();
+            let by_services = all_last.timedout_at.get(&(cfg.name.clone(), r)).copied().unwrap_or(0);
+            let by_users = users_timedout_at.get(r as usize).copied().unwrap_or(0);
+            ReplicaReport {
+                attempts: last.first + last.retries,
+                ok: last.ok,
+                errors: last.errors,
+                timedout: by_services + by_users,
+                shed: last.shed,
+                mean_in_flight: in_flight as f64 / seconds.max(1) as f64,
+            }
         })
         .collect()
 }
@@ -192,13 +234,16 @@ mod tests {
                 vec![snap(30, 29, 29, 0), snap(15, 15, 15, 0)],
             ],
         };
-        let r = &services(&sc, &rec, 3, 45, &[1, 0, 0])[0];
+        let r = &services(&sc, &rec, 3, 45, &[1, 0, 0], &[1, 0])[0];
         let firsts: Vec<u64> = r.series.iter().map(|p| p.first).collect();
         assert_eq!(firsts, vec![15, 10, 20]);
         assert_eq!(r.series[0].in_flight, 3);
         assert_eq!((r.attempts, r.ok, r.timedout), (45, 44, 1));
         assert_eq!(r.amplification, 1.0);
         assert!((r.mean_latency_ms - 0.5).abs() < 1e-9);
+        let each = r.replicas.as_ref().unwrap();
+        assert_eq!((each[0].attempts, each[1].attempts, each[0].timedout), (30, 15, 1));
+        assert_eq!((each[0].mean_in_flight, each[1].mean_in_flight), (1.0 / 3.0, 4.0 / 3.0));
         let p50 = r.latency.quantile_ms(0, 3, 0.5).unwrap();
         assert!((0.4..=1.0).contains(&p50), "{p50}");
     }

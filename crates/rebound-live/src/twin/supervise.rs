@@ -73,11 +73,10 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
         );
     }
     let c = &s.clients;
-    if c.rate.is_some_and(|r| r.per_s > MAX_OPEN_RATE) {
-        return no("clients.rate", &format!("at most {MAX_OPEN_RATE}/s live (use --scale)"));
-    }
-    if !c.phases.is_empty() {
-        return no("clients.phase", "load profiles are not run live yet");
+    let peak = rebound_sim::scenario::load::schedule(s).iter().map(|l| l.1).fold(0.0, f64::max);
+    if c.rate.is_some() && peak > MAX_OPEN_RATE {
+        let field = if c.phases.is_empty() { "clients.rate" } else { "clients.phase.rate" };
+        return no(field, &format!("{peak}/s at its peak; at most {MAX_OPEN_RATE}/s live (use --scale)"));
     }
     if c.rate.is_none() && c.think.is_zero() {
         return no("clients.think", "must be > 0 live (the load generator's users think between requests)");
@@ -92,16 +91,6 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
         return no(
             "clients.budget_scope",
             "the live users are one load process sharing one budget and retry breaker: use \"shared\"",
-        );
-    }
-    if c.retry_on != rebound_sim::retrier::RetryOn::All || !c.give_up_pause.is_zero() {
-        return no("clients.retry_on", "the live users retry every failure and pause after none: remove clients.retry_on and clients.give_up_pause");
-    }
-    let entry = &s.services[super::entry(s)];
-    if entry.replicas > 1 && entry.balancer != rebound_sim::graph::Balancer::RoundRobin {
-        return no(
-            "service.balancer",
-            "the users reach a replicated entry service round-robin live: use balancer = \"round-robin\"",
         );
     }
     outage::mechanism(s).map(|_| ())
@@ -188,7 +177,14 @@ pub async fn run(
     let load = outcome?;
     let rec = Recording { processes: recording_of, ticks };
     let users_timedout: Vec<u64> = load.series.iter().map(|s| s.timedout).collect();
-    let services = super::series::services(sc, &rec, seconds, compare::started(&load), &users_timedout);
+    let services = super::series::services(
+        sc,
+        &rec,
+        seconds,
+        compare::started(&load),
+        &users_timedout,
+        &load.replica_timedout,
+    );
     let report = compare::live_report(sc, &config.policy, seed, &load, services);
     Ok(TwinRun { report, load })
 }

@@ -79,8 +79,10 @@ mod phase_rate {
 }
 
 /// The load a run follows: its level (requests/s in the open loop, active users in the closed
-/// loop) from each time on, in time order, the first at 0.
-pub(crate) fn schedule(sc: &Scenario) -> Vec<(Duration, f64)> {
+/// loop, rounded) from each time on, in time order, the first at 0 — the base load, its
+/// `[[clients.phase]]`s and a `load-spike` outage's `factor` resolved into one step function.
+/// The live twin's load generator follows the same steps.
+pub fn schedule(sc: &Scenario) -> Vec<(Duration, f64)> {
     let c = &sc.clients;
     let base = match c.rate {
         Some(r) => r.per_s,
