@@ -12,6 +12,9 @@ use serde_json::Value;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod procs;
+use procs::{children, ended};
+
 const BIN: &str = env!("CARGO_BIN_EXE_rebound");
 
 /// The three-tier-live scenarios' duration, in seconds.
@@ -19,28 +22,6 @@ const SECS: f64 = 40.0;
 
 fn scenario(name: &str) -> String {
     format!("{}/../../examples/scenarios/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `(pid, state)` of the children of `parent`, from /proc.
-fn children(parent: u32) -> Vec<(i32, char)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else { return vec![] };
-    dir.flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        .filter_map(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            let mut rest = stat.rsplit_once(')')?.1.split_whitespace();
-            let state = rest.next()?.chars().next()?;
-            let ppid: u32 = rest.next()?.parse().ok()?;
-            (ppid == parent).then_some((pid, state))
-        })
-        .collect()
-}
-
-/// Whether `pid` has ended (gone, or a zombie).
-fn ended(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
-        .unwrap_or(true)
 }
 
 /// A child killed when dropped (a failed test leaves nothing behind).
