@@ -18,7 +18,7 @@ pub enum Command {
     /// SIGCONT it after --outage, and report whether and when OK/s came back to >= 90 % of
     /// its pre-outage level; one run per --policy (about --duration each).
     ///
-    /// With --scenario FILE (any `storm` scenario with [[service]]s): every replica of every
+    /// With --scenario FILE (any `storm` scenario with `[[service]]`s): every replica of every
     /// service runs as a `rebound serve --scenario` process on loopback, the users are the load
     /// generator, the outage is done to the processes (pause: SIGSTOP/SIGCONT; hard-down,
     /// capacity-cut, errors: the services' admin endpoint), /metrics are scraped every second;
@@ -36,7 +36,7 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = crate::spec_help::SPEC_HELP)]
 pub struct LiveArgs {
-    /// A storm scenario with [[service]]s to run live and simulated, side by side (its
+    /// A storm scenario with `[[service]]`s to run live and simulated, side by side (its
     /// clients, outage, duration and policies replace --clients, --rate, --timeout,
     /// --duration, --warmup, --outage and --serve-arg).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["clients", "rate", "timeout", "duration", "warmup", "outage", "serve_args"])]

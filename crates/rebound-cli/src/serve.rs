@@ -16,7 +16,7 @@ use std::time::Duration;
 /// `concurrency: C, last delay: D` once a second; `GET /metrics` (Prometheus),
 /// `POST /admin/pause`, `POST /admin/resume`. Ctrl-C or SIGTERM stop it.
 ///
-/// With --scenario FILE --service NAME: one [[service]] of the scenario as a real process
+/// With --scenario FILE --service NAME: one `[[service]]` of the scenario as a real process
 /// (workers, bounded queue, its defenses, its calls through the library's retry with each
 /// call's policy to the --peer URLs); `GET /metrics`, `POST`/`DELETE /admin/outage`. Prints
 /// `listening on http://ADDR` and nothing else.

@@ -13,10 +13,10 @@ use std::process::ExitCode;
 /// The flags of a scenario's service.
 #[derive(Debug, clap::Args)]
 pub struct StackArgs {
-    /// Serve one [[service]] of this scenario TOML (any scenario `storm` accepts with services).
+    /// Serve one `[[service]]` of this scenario TOML (any scenario `storm` accepts with services).
     #[arg(long, value_name = "FILE.toml", requires = "service")]
     pub scenario: Option<PathBuf>,
-    /// The [[service]] to serve (with --scenario).
+    /// The `[[service]]` to serve (with --scenario).
     #[arg(long, value_name = "NAME", requires = "scenario")]
     pub service: Option<String>,
     /// Which replica of the service this process is, in [0, replicas) (with --scenario).
@@ -41,7 +41,7 @@ pub fn run(args: &StackArgs, listen: SocketAddr, allow_remote: bool, stop_on_eof
     let scenario = crate::storm::load_scenario(Some(path))?;
     if scenario.services.is_empty() {
         return Err(usage(format!(
-            "--scenario {}: no [[service]] to serve (S5's server is `rebound serve` without --scenario)",
+            "--scenario {}: no `[[service]]` to serve (S5's server is `rebound serve` without --scenario)",
             path.display()
         )));
     }
