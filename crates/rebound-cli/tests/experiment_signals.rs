@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod procs;
-use procs::{children, ended};
+use procs::{children, expect_ended};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rebound");
 
@@ -55,15 +55,7 @@ fn ctrl_c_during_the_outage_reaps_the_stopped_server() {
     assert!(stderr.contains("reaped"), "{stderr}");
     // rebound waited for its child, so it is gone (a zombie would mean it was not reaped, but
     // once rebound has exited the child is re-parented: accept either, never a live process).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !ended(server) {
-        if Instant::now() > deadline {
-            let _ = kill(Pid::from_raw(server), Signal::SIGCONT);
-            let _ = kill(Pid::from_raw(server), Signal::SIGKILL);
-            panic!("the server child {server} outlived rebound experiment live");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    expect_ended([server], Duration::from_secs(10), "the server child");
 }
 
 /// Issue 24 §11: however `experiment live` ends — here SIGKILL, which runs no destructor, as an
@@ -91,14 +83,7 @@ fn a_killed_experiment_leaves_no_server_behind() {
     std::thread::sleep(Duration::from_secs(2));
     cli.kill().unwrap();
     cli.wait().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !ended(server) {
-        if Instant::now() > deadline {
-            let _ = kill(Pid::from_raw(server), Signal::SIGKILL);
-            panic!("the server child {server} outlived a killed rebound experiment live by 10 s");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    expect_ended([server], Duration::from_secs(10), "the server child");
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod procs;
-use procs::{children, ended};
+use procs::{children, expect_ended};
 
 const BIN: &str = env!("CARGO_BIN_EXE_rebound");
 
@@ -191,16 +191,7 @@ fn a_service_killed_mid_run_ends_the_experiment_and_the_rest_are_reaped() {
     assert!(started.elapsed() < Duration::from_secs(10), "ended {:?} after the kill", started.elapsed());
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("service process db exited") && stderr.contains("SIGKILL"), "{stderr}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    for (pid, _) in procs {
-        while !ended(pid) {
-            if Instant::now() > deadline {
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-                panic!("service process {pid} outlived the experiment");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    expect_ended(procs.iter().map(|p| p.0), Duration::from_secs(10), "service process");
 }
 
 #[test]
@@ -228,17 +219,7 @@ fn ctrl_c_during_a_paused_outage_reaps_every_process() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("reaped"), "{stderr}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    for (pid, _) in procs {
-        while !ended(pid) {
-            if Instant::now() > deadline {
-                let _ = kill(Pid::from_raw(pid), Signal::SIGCONT);
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-                panic!("service process {pid} outlived the experiment");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    expect_ended(procs.iter().map(|p| p.0), Duration::from_secs(10), "service process");
 }
 
 #[test]
@@ -375,16 +356,7 @@ fn sigterm_mid_run_exits_143_and_reaps_every_process() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(143), "{stderr}");
     assert!(stderr.contains("SIGTERM") && stderr.contains("reaped"), "{stderr}");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    for (pid, _) in procs {
-        while !ended(pid) {
-            if Instant::now() > deadline {
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-                panic!("service process {pid} outlived the experiment");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
+    expect_ended(procs.iter().map(|p| p.0), Duration::from_secs(10), "service process");
 }
 
 #[test]

@@ -23,3 +23,21 @@ pub fn ended(pid: i32) -> bool {
         .map(|s| s.rsplit_once(')').is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')))
         .unwrap_or(true)
 }
+
+/// Waits up to `limit` for every process of `pids` to end; past it, continues and kills the
+/// ones left (so a failing test leaves nothing behind) and panics naming the first, `what` it is.
+pub fn expect_ended(pids: impl IntoIterator<Item = i32>, limit: std::time::Duration, what: &str) {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let deadline = std::time::Instant::now() + limit;
+    for pid in pids {
+        while !ended(pid) {
+            if std::time::Instant::now() > deadline {
+                let _ = kill(Pid::from_raw(pid), Signal::SIGCONT);
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                panic!("{what} {pid} outlived the experiment by {limit:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
