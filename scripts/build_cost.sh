@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Clean release build cost of rebound-retry without default features (#![no_std] + alloc), with
-# std only, and with its defaults, beside backon's
+# std only, with its defaults (std, tokio) and with serde and http added, beside backon's
 # (the peer the issue compares with), each in a fresh target directory: crates built and CPU
 # seconds (user + system, from /usr/bin/time), printed as README's table rows.
 # Usage: scripts/build_cost.sh   (about a minute of CPU on 2 cores)
@@ -38,5 +38,6 @@ echo "| build | crates | CPU s |"
 echo "|---|---|---|"
 cost "rebound-retry --no-default-features" Cargo.toml -p rebound-retry --no-default-features
 cost "rebound-retry --no-default-features --features std" Cargo.toml -p rebound-retry --no-default-features --features std
-cost "rebound-retry (default: tokio, serde, http)" Cargo.toml -p rebound-retry
+cost "rebound-retry (default: std, tokio)" Cargo.toml -p rebound-retry
+cost "rebound-retry --features serde,http" Cargo.toml -p rebound-retry --features serde,http
 cost "backon 1.6 --no-default-features" "$work/backon/Cargo.toml"

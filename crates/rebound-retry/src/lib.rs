@@ -51,10 +51,14 @@
 //! - `std` (default): [`SystemClock`] and [`ThreadSleeper`], so [`retry()`] needs no clock;
 //!   OS entropy (getrandom 0.2) for unseeded backoffs; std's `Mutex`; [`Instant`] is
 //!   `std::time::Instant`. Without it the crate is `#![no_std]` + `alloc` (next section).
-//! - `tokio` (default; implies `std`): [`retry_async()`] and [`TokioSleeper`].
-//! - `serde` (default; works without `std`): `Serialize`/`Deserialize` of [`Spec`],
+//! - `tokio` (default; implies `std`): [`retry_async()`] and [`TokioSleeper`], on tokio's
+//!   `time` feature alone (no `macros`, no runtime: the caller's runtime drives the timer).
+//!
+//! The defaults (`std`, `tokio`) build 12 crates and no proc macro; `serde` adds serde's
+//! derive (syn, quote, proc-macro2) and `http` the header parsers (sfv, httpdate and theirs).
+//! - `serde` (works without `std`): `Serialize`/`Deserialize` of [`Spec`],
 //!   `Deserialize` of [`chaos::ChaosConfig`].
-//! - `http` (default; implies `std`): the server wait-hint parsers (sfv for RFC 9651
+//! - `http` (implies `std`): the server wait-hint parsers (sfv for RFC 9651
 //!   `RateLimit`, httpdate for `Retry-After` dates), [`http::ServerSignals`] and
 //!   [`http::Pacer`]. Without it `http` keeps the retryable statuses, the method rule, the
 //!   throttling classifiers and `RetryReport`.
