@@ -12,6 +12,8 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The lab's browser test drives Debian's headless Chromium through chromedriver.
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+# The simulator's instruction-count guard (scripts/engine_instructions.sh).
+command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -23,3 +25,8 @@ export PATH="$PATH:/usr/sbin"
 
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+
+# The simulator's regression guard: instructions of fixed runs against the committed baseline
+# (more than 5 % above it fails; about a minute under callgrind).
+./scripts/engine_instructions.sh --self-test
+./scripts/engine_instructions.sh
