@@ -170,3 +170,23 @@ fn littles_law_holds_at_every_service() {
         assert_within(&format!("{}: L / (λ W)", r[0].services[i].name), ratio, 1.0);
     }
 }
+
+/// The instruction guard's and the peer comparison's scenario A (`benches/scenarios/mm1k-a.toml`)
+/// is the M/M/1/K its comments say: blocking `(1 − ρ) ρ^K / (1 − ρ^(K+1))` and mean number in
+/// the system `ρ/(1 − ρ) − (K+1) ρ^(K+1) / (1 − ρ^(K+1))` (Kleinrock §3.6), ρ = 0.8, K = 10.
+#[test]
+fn bench_scenario_a_is_the_mm1k_its_comments_give() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/scenarios/mm1k-a.toml");
+    let s = Scenario::from_toml(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (rho, k) = (0.8f64, 10i32);
+    let blocking = (1.0 - rho) * rho.powi(k) / (1.0 - rho.powi(k + 1));
+    let in_system = rho / (1.0 - rho) - f64::from(k + 1) * rho.powi(k + 1) / (1.0 - rho.powi(k + 1));
+    let r = runs(&s);
+    let shed = mean_of(&r, |r| r.services[0].shed as f64 / r.services[0].attempts as f64);
+    assert_within("scenario A blocking probability", shed, blocking);
+    assert_within(
+        "scenario A mean number in system",
+        mean_of(&r, |r| r.services[0].mean_in_flight),
+        in_system,
+    );
+}
