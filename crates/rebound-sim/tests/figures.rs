@@ -1,4 +1,4 @@
-//! README's figures, exactly: the storm table (`rebound storm`), a row of the sweep table
+//! The guide's figures (docs/src/lab/storm.md, sweep-map-contend.md), exactly: the storm table (`rebound storm`), a row of the sweep table
 //! (`rebound sweep`) and the contention table at N = 100 (`rebound contend --clients 100`).
 //! The storm now runs on the service-graph engine; these pin that it changed no figure.
 
