@@ -2,7 +2,7 @@
 # Clean release build cost of rebound-retry without default features (#![no_std] + alloc), with
 # std only, with its defaults (std, tokio) and with serde and http added, beside backon's
 # (the peer the issue compares with), each in a fresh target directory: crates built and CPU
-# seconds (user + system, from /usr/bin/time), printed as README's table rows.
+# seconds (user + system, from /usr/bin/time), printed as the guide's table rows (docs/src/library/no-std.md).
 # Usage: scripts/build_cost.sh   (about a minute of CPU on 2 cores)
 set -euo pipefail
 cd "$(dirname "$0")/.."

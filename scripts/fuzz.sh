@@ -3,7 +3,7 @@
 #
 # Targets (fuzz/fuzz_targets/): spec, headers, signals, scenario, advise. Needs a nightly toolchain
 # (`rustup toolchain install nightly`); installs cargo-fuzz if it is missing. Seeds come from
-# fuzz/corpus/TARGET (committed, from README's examples); what the fuzzer finds new goes to
+# fuzz/corpus/TARGET (committed, from the examples now in the guide, docs/src); what the fuzzer finds new goes to
 # fuzz/corpus-work/TARGET (not committed), crashes to fuzz/artifacts/TARGET. The build goes to
 # $REBOUND_FUZZ_TARGET_DIR (default fuzz/target), never the workspace's target directory.
 # libFuzzer's final stats (stat::number_of_executed_units, ...) end the output.

@@ -18,9 +18,10 @@ use std::time::Duration;
 /// within spare capacity, full jitter, a retry limit from the tolerable recovery time — then a
 /// storm simulation of that system (a 30 s pause) shows how it recovers against fixed retries
 /// and the defaults of backon, the AWS SDKs and gRPC.
-///
-/// Example: rebound advise --p99 100ms --clients 1000 --rate 100/s --capacity 300/s --recovery 60s
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example:\n  $ rebound advise --p99 100ms --clients 1000 --rate 100/s --capacity 300/s --recovery 60s"
+)]
 pub struct Args {
     /// The service's p99 latency (e.g. 100ms), 1ms to 1m.
     #[arg(long, value_parser = duration_in(Duration::from_millis(1), Duration::from_secs(60)))]

@@ -17,6 +17,7 @@ const MAX_TOTAL_RUNS: u64 = 10_000_000;
 
 /// Flags of `rebound contend`.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  $ rebound contend --clients 100")]
 pub struct Args {
     /// Client counts: N, A..B or A..B:STEP (1 to 10000 clients).
     #[arg(long, value_name = "RANGE", default_value = "10..190:10")]

@@ -35,7 +35,10 @@ pub const DEFAULT_POLICY: &str = "exponential:base=100ms,factor=2,cap=10s,jitter
 /// a terminal is shared (and the command then stays in rebound's process group, so that it can
 /// read the terminal; --timeout kills the command alone).
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example:\n  $ rebound exec --policy exponential:base=100ms,max-retries=3 --timeout 10s -- true",
+    after_long_help = crate::spec_help::with_example!("Example:\n  $ rebound exec --policy exponential:base=100ms,max-retries=3 --timeout 10s -- true")
+)]
 pub struct Args {
     /// The retry policy, as a Rebound spec: constant, linear or exponential, with an optional
     /// `budget=` (one per process; a `redis:` one shared with other processes), `throttle=` and

@@ -13,6 +13,9 @@ use std::time::Duration;
 
 /// The experiments.
 #[derive(Debug, clap::Subcommand)]
+#[command(
+    after_help = "Example:\n  $ rebound experiment live --clients 100 --rate 20/s --warmup 10s --outage 5s --duration 30s --policy exponential:base=100ms,factor=2,cap=1m,jitter=full"
+)]
 pub enum Command {
     /// S5 unattended: start `rebound serve`, run the load, SIGSTOP the server after --warmup,
     /// SIGCONT it after --outage, and report whether and when OK/s came back to >= 90 % of
@@ -26,15 +29,18 @@ pub enum Command {
     /// Each run lasts the scenario's duration (plus at most 30 s, and 30 s per process to
     /// start).
     ///
-    /// Example: rebound experiment live --plot docs/img/live.png
+    /// Also: rebound experiment live --plot docs/img/live.png
     ///
-    /// Example: rebound experiment live --scenario examples/scenarios/three-tier-live.toml
+    /// Also: rebound experiment live --scenario examples/scenarios/three-tier-live.toml
     Live(LiveArgs),
 }
 
 /// `experiment live`'s flags.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example:\n  $ rebound experiment live --clients 100 --rate 20/s --warmup 10s --outage 5s --duration 30s --policy exponential:base=100ms,factor=2,cap=1m,jitter=full",
+    after_long_help = crate::spec_help::with_example!("Example:\n  $ rebound experiment live --clients 100 --rate 20/s --warmup 10s --outage 5s --duration 30s --policy exponential:base=100ms,factor=2,cap=1m,jitter=full")
+)]
 pub struct LiveArgs {
     /// A storm scenario with `[[service]]`s to run live and simulated, side by side (its
     /// clients, outage, duration and policies replace --clients, --rate, --timeout,

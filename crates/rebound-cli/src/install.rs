@@ -15,6 +15,7 @@ use std::process::ExitCode;
 ///
 /// fish: rebound completions fish > ~/.config/fish/completions/rebound.fish
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  $ rebound completions bash")]
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish (also elvish, powershell).
     shell: Shell,
@@ -22,10 +23,11 @@ pub struct CompletionsArgs {
 
 /// Print the man page of `rebound` (roff) to stdout, or write one page per command to --dir.
 ///
-/// Example: rebound man | man -l -
+/// Also: rebound man | man -l -
 ///
-/// Example: rebound man --dir /usr/local/share/man/man1
+/// Also: rebound man --dir /usr/local/share/man/man1
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  $ rebound man")]
 pub struct ManArgs {
     /// Write rebound.1 and rebound-COMMAND.1 for every command into this directory instead.
     #[arg(long, value_name = "DIR")]

@@ -19,10 +19,13 @@ use std::time::Duration;
 /// error ("response body over 1 MiB", retried like a transport error), so an endless body
 /// costs neither memory nor more than the attempt's --timeout.
 ///
-/// Example: rebound load --url http://127.0.0.1:8070/api --clients 1000 --rate 100/s
+/// Also: rebound load --url http://127.0.0.1:8070/api --clients 1000 --rate 100/s
 ///   --timeout 2s --policy constant:base=100ms --duration 2m
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example (with `rebound serve` running on its default address):\n  $ rebound load --clients 100 --rate 10/s --duration 5s",
+    after_long_help = crate::spec_help::with_example!("Example (with `rebound serve` running on its default address):\n  $ rebound load --clients 100 --rate 10/s --duration 5s")
+)]
 pub struct Args {
     /// The URL to GET.
     #[arg(long, default_value = "http://127.0.0.1:8070/api", value_parser = crate::usage::http_url)]

@@ -32,7 +32,12 @@ use std::process::ExitCode;
 
 /// Rebound: retries that do not make outages worse.
 #[derive(Debug, Parser)]
-#[command(name = "rebound", version, about)]
+#[command(
+    name = "rebound",
+    version,
+    about,
+    after_help = "Example (S5's retry storm, seven policies):\n  $ rebound storm"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -101,7 +106,7 @@ fn merge(args: &shard::MergeArgs) -> anyhow::Result<ExitCode> {
 
 /// mimalloc rather than the system allocator: it backs its large segments with transparent huge
 /// pages (2 MiB) where the kernel allows it, so that a simulation of millions of clients, whose
-/// every event touches a random client's state, pays far fewer TLB misses (README "Scale").
+/// every event touches a random client's state, pays far fewer TLB misses (the guide's "Scale", docs/src/checked/speed.md).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -28,7 +28,10 @@ use std::time::Duration;
 /// 1 s, fixed retries under a gRPC retry budget, and no retries at all (the floor any retry
 /// policy can only approach).
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example:\n  $ rebound map --durations 5..15:5 --loads 90..110:10",
+    after_long_help = crate::spec_help::with_example!("Example:\n  $ rebound map --durations 5..15:5 --loads 90..110:10")
+)]
 pub struct Args {
     /// A TOML scenario to start from (see `rebound storm`); default S5's.
     #[arg(long, value_name = "FILE")]

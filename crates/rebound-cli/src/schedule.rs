@@ -11,14 +11,17 @@ use std::time::Duration;
 
 /// Print the delay before each retry under a policy, with the cumulative wait.
 ///
-/// Example: `rebound schedule exponential:base=1s,factor=2,stop-at=10s` lists 1000, 2000, 4000
+/// For instance, `rebound schedule exponential:base=1s,factor=2,stop-at=10s` lists 1000, 2000, 4000
 /// and 8000 ms (S1). The listing is what the library's executor does when every attempt
 /// fails, every stop condition included (`max-retries`, `stop-at`, `max-elapsed`, a
 /// `budget=` denying a retry, a `throttle=` pacing or rejecting an attempt, a `retry-breaker=`
 /// refusing retries once its window holds enough failures), and ends with the reason it stops. For `responsive` specs, `--outcomes FFFFFSSSSS` (F failure, S success)
 /// shows the sleep after each outcome and S4's five metrics.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example:\n  $ rebound schedule preset:aws-2026",
+    after_long_help = crate::spec_help::with_example!("Example:\n  $ rebound schedule preset:aws-2026")
+)]
 pub struct Args {
     /// The policy, as a Rebound spec (`breaker=` and `hedge=` refused: they do not change the
     /// schedule of one call's retries).

@@ -21,10 +21,11 @@ use std::time::Duration;
 /// call's policy to the --peer URLs); `GET /metrics`, `POST`/`DELETE /admin/outage`. Prints
 /// `listening on http://ADDR` and nothing else.
 ///
-/// Example: rebound serve --listen 127.0.0.1:8070 --concurrency-limit 30 --factor 1.05
+/// Also: rebound serve --listen 127.0.0.1:8070 --concurrency-limit 30 --factor 1.05
 ///
-/// Example: rebound serve --scenario stack.toml --service front --listen 127.0.0.1:0 --peer db=http://127.0.0.1:8071
+/// Also: rebound serve --scenario stack.toml --service front --listen 127.0.0.1:0 --peer db=http://127.0.0.1:8071
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example (serves until Ctrl-C):\n  $ rebound serve --rate-limit 50/s")]
 pub struct Args {
     /// The listen address (loopback unless --allow-remote).
     #[arg(long, default_value = "127.0.0.1:8070")]

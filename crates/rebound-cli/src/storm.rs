@@ -21,14 +21,17 @@ use std::time::Duration;
 /// with normal jitter; exponential with full, decorrelated and Thain's jitter; fixed 100 ms
 /// under a gRPC retry budget and under SRE client-side throttling). Prints S5's
 /// status lines every 5 simulated seconds and a summary: the verdict (healthy, recovered,
-/// stuck, unstable; see README's "Reading a verdict"), recovery time after the outage (goodput
+/// stuck, unstable; see the guide's "Reading a verdict"), recovery time after the outage (goodput
 /// back to >= 90 % of before), peak concurrency, users' attempts per request started and per
 /// success, and total client wait. With --runs N, each policy runs N times (seeds seed..seed+N-1,
 /// in parallel) and the summary adds the probability of recovery with its 95 % interval.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example:\n  $ rebound storm --scenario examples/scenarios/three-tier.toml",
+    after_long_help = crate::spec_help::with_example!("Example:\n  $ rebound storm --scenario examples/scenarios/three-tier.toml")
+)]
 pub struct Args {
-    /// A TOML scenario; keys not given keep the built-in S5 values (see README).
+    /// A TOML scenario; keys not given keep the built-in S5 values (see the guide).
     #[arg(long, value_name = "FILE")]
     scenario: Option<PathBuf>,
     /// A policy to run, as a Rebound spec (repeatable; replaces the scenario's list).

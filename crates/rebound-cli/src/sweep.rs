@@ -21,7 +21,10 @@ use std::time::Duration;
 /// refused ones per their policy. Fixed-interval retries collapse past a knee (near 400 clients
 /// at 1 s: 400 refusals/s x 2.5 ms = the whole processor); exponential backoff stays high.
 #[derive(Debug, clap::Args)]
-#[command(after_long_help = crate::spec_help::SPEC_HELP)]
+#[command(
+    after_help = "Example:\n  $ rebound sweep --clients 50..400:350",
+    after_long_help = crate::spec_help::with_example!("Example:\n  $ rebound sweep --clients 50..400:350")
+)]
 pub struct Args {
     /// Client counts, A..B:STEP (both ends included), A..B or one number; counts 1 to
     /// 10000000, at most 1000 of them (and at most 10000 runs: counts x policies).

@@ -1,4 +1,4 @@
-//! Issue 26 through the `rebound` binary: the three incident examples give their README
+//! Issue 26 through the `rebound` binary: the three incident examples give their guide's
 //! verdicts, a scenario using every new key runs through `storm`, `map` and the lab's
 //! `POST /api/runs` (byte for byte `storm --json`'s document), `map --trigger load-spike
 //! --factor F` maps a load spike, and bad values are usage errors (exit 2) naming the key.

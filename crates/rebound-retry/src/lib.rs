@@ -203,3 +203,20 @@ pub use time::{instant_from_epoch, Instant};
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;
+
+/// The guide's Rust examples (docs/src, the mdBook), compiled and run as doc tests: one item per
+/// chapter that holds a `rust` block, so that a failure names the chapter.
+#[cfg(all(doctest, feature = "std"))]
+mod guide_doctests {
+    #[doc = include_str!("../../../docs/src/library/executors.md")]
+    struct Executors;
+    #[doc = include_str!("../../../docs/src/library/policies.md")]
+    struct Policies;
+    #[doc = include_str!("../../../docs/src/library/budgets.md")]
+    struct Budgets;
+    #[doc = include_str!("../../../docs/src/library/breakers.md")]
+    struct Breakers;
+    #[cfg(feature = "tokio")]
+    #[doc = include_str!("../../../docs/src/library/hedging.md")]
+    struct Hedging;
+}

@@ -1,4 +1,4 @@
-//! README's "One stack, one outage" table (issue 29): `queue-storm.toml`'s storm, which FIFO with
+//! The guide's "One stack, one outage" table (docs/src/lab/defenses.md) (issue 29): `queue-storm.toml`'s storm, which FIFO with
 //! backoff alone does not survive, against each defense — client-side (a budget, a per-client
 //! budget, the retry breaker) and server-side (a concurrency limit, a rate limit, a second
 //! replica) — on 10 runs' Wilson intervals and mean intervals. (CoDel and adaptive LIFO:

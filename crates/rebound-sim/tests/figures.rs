@@ -1,4 +1,4 @@
-//! README's figures, exactly: the storm table (`rebound storm`), a row of the sweep table
+//! The guide's figures (docs/src/lab/storm.md, sweep-map-contend.md), exactly: the storm table (`rebound storm`), a row of the sweep table
 //! (`rebound sweep`) and the contention table at N = 100 (`rebound contend --clients 100`).
 //! The storm now runs on the service-graph engine; these pin that it changed no figure.
 
@@ -6,20 +6,46 @@ use rebound_sim::capacity::{run as capacity, CapacityConfig};
 use rebound_sim::contend::{Network, Strategy, Sweep};
 use rebound_sim::{default_policies, storm, Scenario};
 
+/// The storm table of the guide (docs/src/lab/storm.md), per default policy: recovered,
+/// recovery (s), peak concurrency, attempts per success, client wait (s).
+const STORM_TABLE: [(bool, Option<f64>, u64, &str, &str); 7] = [
+    (false, None, 35964, "31.28", "4477"),
+    (true, Some(3.0), 564, "1.57", "17448"),
+    (true, Some(0.0), 644, "1.75", "11830"),
+    (false, None, 11288, "13.02", "71703"),
+    (true, Some(0.0), 585, "1.63", "13522"),
+    (true, Some(1.0), 553, "1.29", "0"),
+    (false, None, 9078, "12.56", "60252"),
+];
+
 #[test]
-fn the_builtin_storm_gives_readmes_table() {
-    // policy, recovered, recovery (s), peak concurrency, attempts per success, client wait (s)
-    let readme = [
-        (false, None, 35964, "31.28", "4477"),
-        (true, Some(3.0), 564, "1.57", "17448"),
-        (true, Some(0.0), 644, "1.75", "11830"),
-        (false, None, 11288, "13.02", "71703"),
-        (true, Some(0.0), 585, "1.63", "13522"),
-        (true, Some(1.0), 553, "1.29", "0"),
-        (false, None, 9078, "12.56", "60252"),
-    ];
+fn the_guides_storm_chapter_shows_these_figures() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/src/lab/storm.md");
+    let text = std::fs::read_to_string(path).expect("the guide's storm chapter");
+    // | policy | verdict | recovery (s after resume) | peak concurrency | attempts per request | attempts per success | client wait (s) |
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| l.trim_matches('|').split('|').map(str::trim).collect())
+        .take(7)
+        .collect();
+    assert_eq!(rows.len(), 7, "the storm table in {path}");
+    for (row, want) in rows.iter().zip(STORM_TABLE) {
+        let recovery = want.1.map_or("–".to_string(), |r| format!("{r:.0}"));
+        let verdict_recovered = matches!(row[1], "recovered" | "healthy");
+        assert_eq!(
+            (verdict_recovered, row[2], row[3], row[5], row[6]),
+            (want.0, recovery.as_str(), want.2.to_string().as_str(), want.3, want.4),
+            "{}",
+            row[0]
+        );
+    }
+}
+
+#[test]
+fn the_builtin_storm_gives_the_guides_table() {
     let s = Scenario::default();
-    for (p, want) in default_policies().iter().zip(readme) {
+    for (p, want) in default_policies().iter().zip(STORM_TABLE) {
         let r = storm::run(&s, p);
         let got = (
             r.recovered,
@@ -33,7 +59,7 @@ fn the_builtin_storm_gives_readmes_table() {
 }
 
 #[test]
-fn the_sweep_gives_readmes_row_at_200_clients() {
+fn the_sweep_gives_the_guides_row_at_200_clients() {
     let at = |policy: &str| {
         let r =
             capacity(&CapacityConfig { clients: 200, ..CapacityConfig::default() }, &policy.parse().unwrap());
@@ -45,7 +71,7 @@ fn the_sweep_gives_readmes_row_at_200_clients() {
 }
 
 #[test]
-fn contend_gives_readmes_table_at_100_clients() {
+fn contend_gives_the_guides_table_at_100_clients() {
     let sweep = Sweep {
         strategies: Strategy::brooker(),
         clients: "100".parse().unwrap(),

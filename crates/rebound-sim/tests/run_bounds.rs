@@ -84,7 +84,7 @@ fn open_and_closed_loops_past_the_offered_rate_are_refused() {
     assert!(e.estimate > 1e8 && e.drivers.contains("clients.think"), "{e}");
 }
 
-/// Item 3: README's open-loop stack at 2000 users/s with S5's fixed 100 ms retry, whose
+/// Item 3: the guide's open-loop stack (docs/src/checked/reliability.md) at 2000 users/s with S5's fixed 100 ms retry, whose
 /// inserts went quadratic in the ladder's bottom: now bounded (it took over 250 s for 120 s
 /// simulated; 40 s simulated now takes seconds — the bound leaves room for a loaded machine).
 #[test]

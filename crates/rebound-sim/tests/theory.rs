@@ -122,7 +122,7 @@ fn md1_mean_wait_is_pollaczek_khinchine() {
     );
 }
 
-/// README's pipeline: a caller with many workers calling each stage in turn; three M/M/1
+/// The guide's pipeline (docs/src/checked/theory.md): a caller with many workers calling each stage in turn; three M/M/1
 /// stages at μ = 10, 12, 15 per second.
 fn pipeline(lambda: f64) -> Scenario {
     let stage = |name: &str, mean_ms: u32| {

@@ -23,7 +23,7 @@ const EXAMPLES: [(&str, &str); 14] = [
         include_str!("../../scenarios/error-burst.toml"),
     ),
     ("A 3 s GC pause under constant arrivals", include_str!("../../scenarios/gc-pause.toml")),
-    // Issue 29's defenses against one storm (README, "One stack, one outage").
+    // Issue 29's defenses against one storm (the guide's docs/src/lab/defenses.md, "One stack, one outage").
     ("Queue storm: a FIFO API paused 10 s never recovers", include_str!("../../scenarios/queue-storm.toml")),
     ("Queue storm, defended: adaptive LIFO", include_str!("../../scenarios/queue-storm-adaptive-lifo.toml")),
     ("Queue storm, defended: CoDel", include_str!("../../scenarios/queue-storm-codel.toml")),

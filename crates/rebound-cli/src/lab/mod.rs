@@ -38,6 +38,7 @@ use std::process::ExitCode;
 /// own address (`Host`) from its own page (`Origin`), API bodies as application/json of at most
 /// 1 MiB; headers must arrive within 10 s and a body within 10 s more.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example (serves until Ctrl-C; then open http://127.0.0.1:8090/):\n  $ rebound lab")]
 pub struct Args {
     /// The listen address (loopback unless --allow-remote); port 0 picks a free port.
     #[arg(long, default_value = "127.0.0.1:8090")]

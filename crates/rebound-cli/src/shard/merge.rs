@@ -17,6 +17,9 @@ use std::path::PathBuf;
 ///
 /// Output paths inside the shard files (`--plot`, `--html`) are ignored: give them here.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Example (a shell line: two shards, then the merge):\n  $ rebound contend --clients 10..20:10 --json --shard 0/2 > a.json && rebound contend --clients 10..20:10 --json --shard 1/2 > b.json && rebound merge a.json b.json"
+)]
 pub struct MergeArgs {
     /// The shards' outputs, one file per shard, in any order.
     #[arg(required = true, value_name = "FILE")]

@@ -172,7 +172,7 @@ impl Session {
     }
 
     /// A screenshot to the test's temporary directory, and to `docs/img/NAME` when
-    /// REBOUND_SCREENSHOT is set (README's images come from here).
+    /// REBOUND_SCREENSHOT is set (the guide's images in docs/img come from here).
     pub async fn screenshot(&self, name: &str) {
         let png = self.c.screenshot().await.unwrap();
         std::fs::write(Path::new(env!("CARGO_TARGET_TMPDIR")).join(name), &png).unwrap();

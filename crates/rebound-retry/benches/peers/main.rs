@@ -15,7 +15,7 @@
 //! Run with `cargo bench -p rebound-retry --bench peers`; after the run the bench prints, from
 //! criterion's `target/criterion/*/*/new/estimates.json`, a markdown table of medians and each
 //! row's ratio of Rebound's median to the fastest peer's (`REBOUND_BENCH_SUMMARY_ONLY=1` prints
-//! that table again from the last run without measuring). See `docs/performance.md`.
+//! that table again from the last run without measuring). See `docs/src/checked/peers.md`.
 
 mod rows;
 mod summary;
