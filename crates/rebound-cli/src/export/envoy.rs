@@ -123,9 +123,10 @@ fn retry_policy(p: &Plan, note: &mut impl FnMut(&str, String)) -> Result<Value, 
         }
     };
     if policy.jitter() != Jitter::Full {
+        let jitter = super::grpc::jitter_name(policy.jitter());
         note(
             "retry_back_off",
-            "Envoy always draws full jitter, random(0, delay); the spec asks otherwise".into(),
+            format!("jitter={jitter} not exported: Envoy always draws full jitter, random(0, delay)"),
         );
     }
     if policy.base().subsec_nanos() % 1_000_000 != 0 || max_interval.subsec_nanos() % 1_000_000 != 0 {

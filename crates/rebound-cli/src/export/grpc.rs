@@ -22,8 +22,10 @@ const FORMAT: &str = "gRPC";
 /// `RESOURCE_EXHAUSTED` can be added by hand where the server sends pushback.
 const RETRYABLE: &str = "UNAVAILABLE";
 
-/// A `retryThrottling` setting and the hop it came from.
-type Throttling = (String, Option<(u64, f64)>);
+/// A `retryThrottling` setting (`maxTokens`, `tokenRatio`), or none.
+type Bucket = Option<(u64, f64)>;
+/// A retrying hop's bucket and the hop.
+type Throttling = (String, Bucket);
 
 /// Renders the hops as one service config.
 pub fn render(plans: &[Plan]) -> Result<Rendered, ExportError> {
@@ -61,12 +63,12 @@ pub fn render(plans: &[Plan]) -> Result<Rendered, ExportError> {
 }
 
 /// The one `retryThrottling` every retrying hop shares, or an error naming two that differ.
-fn one_bucket(buckets: &[Throttling]) -> Result<Option<(u64, f64)>, ExportError> {
+fn one_bucket(buckets: &[Throttling]) -> Result<Bucket, ExportError> {
     let Some((first_hop, first)) = buckets.first() else { return Ok(None) };
     match buckets.iter().find(|(_, b)| b != first) {
         None => Ok(*first),
         Some((hop, other)) => {
-            let say = |b: &Option<(u64, f64)>| match b {
+            let say = |b: &Bucket| match b {
                 Some((m, r)) => format!("retryThrottling maxTokens {m}, tokenRatio {r}"),
                 None => "no budget".to_string(),
             };
@@ -86,10 +88,7 @@ fn one_bucket(buckets: &[Throttling]) -> Result<Option<(u64, f64)>, ExportError>
 
 /// One hop's `methodConfig`, and its token bucket when it retries (`Some(None)`: it retries
 /// without one).
-fn method_config(
-    p: &Plan,
-    notes: &mut Vec<String>,
-) -> Result<(Value, Option<Option<(u64, f64)>>), ExportError> {
+fn method_config(p: &Plan, notes: &mut Vec<String>) -> Result<(Value, Option<Bucket>), ExportError> {
     let policy = p.policy(FORMAT)?;
     let hop = p.hop.as_str();
     let inexpressible =
@@ -159,7 +158,11 @@ fn method_config(
     if policy.jitter() != Jitter::Full {
         note(
             "retryPolicy",
-            "gRPC always draws full jitter, random(0, delay); the spec asks otherwise".into(),
+            format!(
+                "jitter={} not exported: gRFC A6 draws full jitter, random(0, delay) (grpc-java, grpc-go); \
+                 C-core (C++, Python) draws delay × U(0.8, 1.2)",
+                jitter_name(policy.jitter())
+            ),
         );
     } else if policy.jitter_after_cap() {
         note("maxBackoff", "gRPC holds maxBackoff after jitter; the spec jitters after the cap".into());
@@ -178,7 +181,7 @@ fn method_config(
 }
 
 /// The hop's token bucket as `retryThrottling` (maxTokens, tokenRatio), if it has one.
-fn bucket(p: &Plan, note: &mut impl FnMut(&str, String)) -> Option<(u64, f64)> {
+fn bucket(p: &Plan, note: &mut impl FnMut(&str, String)) -> Bucket {
     let (max, ratio) = match p.spec.budget()? {
         BudgetSpec::Grpc { max_tokens, token_ratio } => (*max_tokens, *token_ratio),
         BudgetSpec::Redis { max_tokens, token_ratio, .. } => {
@@ -187,7 +190,8 @@ fn bucket(p: &Plan, note: &mut impl FnMut(&str, String)) -> Option<(u64, f64)> {
         }
         _ => return None, // noted by extras_not_exported
     };
-    let tokens = (max.round() as u64).clamp(1, 1000);
+    // Down, not up: an export never grants more retries than the spec.
+    let tokens = (max.floor() as u64).clamp(1, 1000);
     if tokens as f64 != max {
         note("retryThrottling.maxTokens", format!("{tokens}: gRPC takes an integer; the spec asks {max}"));
     }
@@ -196,6 +200,16 @@ fn bucket(p: &Plan, note: &mut impl FnMut(&str, String)) -> Option<(u64, f64)> {
         note("retryThrottling.tokenRatio", format!("{ratio3}: gRPC reads 3 decimals; the spec asks {ratio}"));
     }
     Some((tokens, ratio3))
+}
+
+/// A jitter's name in the spec grammar (`equal`, `none`, ...).
+pub(super) fn jitter_name(j: Jitter) -> String {
+    let spec = rebound_retry::Policy::constant(std::time::Duration::from_secs(1))
+        .jitter(j)
+        .build()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    spec.split("jitter=").nth(1).map_or("none", |s| s.split(',').next().unwrap_or("none")).to_string()
 }
 
 /// Notes for the spec's parts gRPC has no field for.
