@@ -119,6 +119,21 @@ fn grpc_notes_budgets_it_has_no_field_for_and_unlimited_retries() {
 }
 
 #[test]
+fn grpc_notes_jitter_after_the_cap_and_a_shared_bucket() {
+    let spec = "exponential:base=100ms,cap=1s,jitter=full,jitter-after-cap=true,max-retries=2,\
+                budget=redis:redis://127.0.0.1:6379/:rb:10:0.1";
+    let out = render(ExportFormat::Grpc, &hops(&[("a->b", spec)])).unwrap();
+    assert_eq!(json_of(&out)["retryThrottling"], json!({ "maxTokens": 10, "tokenRatio": 0.1 }));
+    assert_eq!(
+        out.notes,
+        [
+            "a->b: maxBackoff: gRPC holds maxBackoff after jitter; the spec jitters after the cap",
+            "a->b: retryThrottling: one bucket per channel: gRPC does not share it through Redis",
+        ]
+    );
+}
+
+#[test]
 fn grpc_refuses_what_no_service_config_holds() {
     let err = |pairs: &[(&str, &str)]| render(ExportFormat::Grpc, &hops(pairs)).unwrap_err().to_string();
     let e = err(&[("a->b", "linear:base=100ms,max-retries=2")]);
