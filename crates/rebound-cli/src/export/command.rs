@@ -16,6 +16,7 @@ use std::time::Duration;
 /// What the format cannot express is printed to stderr, one `note:` per knob, and the output
 /// holds what it can.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  $ rebound export --format grpc --entry front --hop users=preset:grpc-a6")]
 pub struct Args {
     /// The format: `rebound` (TOML, a spec per hop), `grpc` (service config JSON, gRFC A6) or
     /// `envoy` (JSON: routes with retry_policy, clusters with retry_budget).
