@@ -5,7 +5,6 @@ use super::stats::ServiceReport;
 use crate::queue::{nanos, SECOND};
 use crate::replicate::{Replications, RunSummary};
 use crate::report::Point;
-use crate::scenario::OutageKind;
 use crate::verdict;
 use crate::StormReport;
 use rebound_retry::Spec;
@@ -26,10 +25,8 @@ impl Engine<'_> {
         let pts = &self.rec.points;
         let total = |f: fn(&Point) -> u64| pts.iter().map(f).sum::<u64>();
         let (ok, attempts) = (total(|p| p.ok), total(|p| p.sent));
-        // Any outage kind is a trigger window.
-        let trigger = (sc.outage.kind != OutageKind::None)
-            .then(|| (sc.outage.start.as_secs(), sc.outage.end.as_secs().min(pts.len() as u64)));
-        let j = verdict::judge(pts, trigger, &sc.verdict);
+        // Any outage kind is a trigger window; goodput is read against the offered load.
+        let j = verdict::judge_run(sc, pts);
         let started = self.rec.started;
         let mut report = StormReport {
             policy: spec.to_string(),
