@@ -184,3 +184,36 @@ fn natural_dips_at_93_percent_load_are_not_collapses() {
         assert!(p.estimate <= 0.02 && p.low <= 0.02, "{trigger}: {bad} of 200 judged a collapse ({p:?})");
     }
 }
+
+/// Issue 34, item 8: `--runs N` gives intervals for latency too, and no interval leaves its
+/// metric's range, even at N = 2; the users' mean residence includes their link's delay.
+#[test]
+fn replication_intervals_stay_in_range_and_cover_latency() {
+    let mut s = scenario(false, true, &[]);
+    s.outage.kind = rebound_sim::OutageKind::HardDown;
+    let spec = "constant:base=10ms,max-retries=20".parse().unwrap();
+    for runs in [2, 3, 10] {
+        let r = run_all(&s, std::slice::from_ref(&spec), runs, Until::End).remove(0);
+        let x = &r.replications;
+        let a = x.attempts_per_request_mean.unwrap();
+        let values: Vec<f64> = x.per_run.iter().map(|p| p.attempts_per_request).collect();
+        assert!(values.iter().any(|&v| v > 1.05), "retries happened: {values:?}");
+        assert!(
+            a.low.unwrap() >= 1.0 && a.low.unwrap() <= a.estimate && a.estimate <= a.high.unwrap(),
+            "{runs}: {a:?}"
+        );
+        for (name, m) in
+            [("residence", x.mean_residence_ms_mean), ("p50", x.p50_ms_mean), ("p99", x.p99_ms_mean)]
+        {
+            let m = m.unwrap_or_else(|| panic!("{runs}: no {name} interval"));
+            let (lo, hi) = (m.low.unwrap(), m.high.unwrap());
+            assert!(0.0 <= lo && lo <= m.estimate && m.estimate <= hi, "{runs} {name}: {m:?}");
+        }
+    }
+    // The users' link: 20 ms each way adds 40 ms to what the users wait.
+    let mut near = scenario(false, false, &[]);
+    let plain = storm::run(&near, &spec).mean_residence_ms;
+    near.clients.latency = Some("constant:20ms".parse().unwrap());
+    let linked = storm::run(&near, &spec).mean_residence_ms;
+    assert!((linked - plain - 40.0).abs() < 5.0, "{plain} ms without the link, {linked} ms with it");
+}

@@ -51,6 +51,8 @@ pub fn live_report(
         gave_up: load.gave_up,
         mean_concurrency: entry.map_or(0.0, |e| e.mean_in_flight),
         mean_residence_ms: entry.map_or(0.0, |e| e.mean_latency_ms),
+        p50_ms: entry.and_then(|e| e.run_quantile_ms(0.5)),
+        p99_ms: entry.and_then(|e| e.run_quantile_ms(0.99)),
         events: 0,
         series,
         services,

@@ -99,7 +99,7 @@ mod tests {
     #[test]
     fn levels_are_time_weighted_and_the_last_second_is_partial() {
         let sc = Scenario::from_toml(
-            "duration = \"3.5s\"\n[clients]\nrate = \"10/s\"\n[[clients.phase]]\nstart = \"1.5s\"\nend = \"3.5s\"\nrate = \"0/s\"\n[outage]\nkind = \"none\"\n",
+            "duration = \"3.5s\"\nstatus_interval = \"1s\"\n[clients]\nrate = \"10/s\"\n[[clients.phase]]\nstart = \"1.5s\"\nend = \"3.5s\"\nrate = \"0/s\"\n[outage]\nkind = \"none\"\n",
         )
         .unwrap();
         let o = Offered::of(&sc, 4);
