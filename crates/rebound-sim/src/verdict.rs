@@ -135,7 +135,7 @@ pub struct Judgement {
 pub fn trigger(sc: &Scenario, n: usize) -> Option<(u64, u64)> {
     let o = &sc.outage;
     let end = o.end.as_nanos().div_ceil(1_000_000_000).min(n as u128) as u64;
-    (o.kind != OutageKind::None).then(|| (o.start.as_secs(), end))
+    (o.kind != OutageKind::None).then_some((o.start.as_secs(), end))
 }
 
 /// The verdict on a run of `sc` whose users' goodput is `points` (one per second): its
