@@ -10,7 +10,10 @@ use rebound_sim::{storm, Scenario, Verdict};
 /// The phase shapes, each as `[[clients.phase]]` tables after the trigger (20..22 s) of a
 /// 60 s run: `{}` is replaced by `rate = "R/s"` (open) or `count = N` (closed), from levels
 /// relative to the base load of 100.
-const SHAPES: [(&str, &[(u32, u32, u32)]); 4] = [
+/// A phase: start and end in seconds, and its level.
+type Phase = (u32, u32, u32);
+
+const SHAPES: [(&str, &[Phase]); 4] = [
     ("stop", &[(30, 60, 0)]),
     ("step down", &[(30, 60, 10)]),
     ("step up", &[(30, 60, 300)]),
@@ -22,7 +25,7 @@ const SHAPES: [(&str, &[(u32, u32, u32)]); 4] = [
 
 /// A server of 10 workers at 10 ms (1000/s) under 100/s, open or closed loop, with a 2 s
 /// pause at 20 s when `trigger`, and the phases of `shape`.
-fn scenario(open: bool, trigger: bool, phases: &[(u32, u32, u32)]) -> Scenario {
+fn scenario(open: bool, trigger: bool, phases: &[Phase]) -> Scenario {
     let base = if open { "rate = \"100/s\"" } else { "count = 100\nthink = \"1s\"" };
     let mut toml = format!(
         "duration = \"60s\"\n[clients]\n{base}\ntimeout = \"1s\"\n[[service]]\nname = \"api\"\nworkers = 10\nqueue = 1000\nservice_time = \"exponential:10ms\"\n[outage]\nkind = \"{}\"\nstart = \"20s\"\nend = \"22s\"\n",
