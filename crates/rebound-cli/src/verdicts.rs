@@ -22,7 +22,8 @@ pub fn metrics(r: &StormReport) -> Vec<String> {
 }
 
 /// With more than one run: per policy, `recovered 17/20 (64–95 %)`, the recovery time's
-/// p10/p50/p90 and the metrics' means with their 95 % intervals; empty with one run.
+/// p10/p50/p90 and the metrics' means (attempts, mean residence, p50/p99 latency) with their
+/// 95 % bootstrap intervals; empty with one run.
 pub fn replications(reports: &[StormReport]) -> String {
     let Some(first) = reports.first() else { return String::new() };
     let n = first.replications.runs;
@@ -44,6 +45,9 @@ pub fn replications(reports: &[StormReport]) -> String {
                 q,
                 mean(x.attempts_per_request_mean),
                 mean(x.attempts_per_success_mean),
+                mean(x.mean_residence_ms_mean),
+                mean(x.p50_ms_mean),
+                mean(x.p99_ms_mean),
             ]
         })
         .collect();
@@ -51,7 +55,16 @@ pub fn replications(reports: &[StormReport]) -> String {
         "\nreplications: {n} runs per policy, seeds {seed}..={}; the columns above are run 0's; 95 % intervals\n",
         seed.wrapping_add(u64::from(n) - 1)
     ) + &table::render(
-        &["policy", "recovered (runs, 95 % interval)", "recovery_s p10 / p50 / p90", "attempts_per_request", "attempts_per_success"],
+        &[
+            "policy",
+            "recovered (runs, 95 % interval)",
+            "recovery_s p10 / p50 / p90",
+            "attempts_per_request",
+            "attempts_per_success",
+            "mean_residence_ms",
+            "p50_ms",
+            "p99_ms",
+        ],
         &rows,
     )
 }

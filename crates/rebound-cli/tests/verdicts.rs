@@ -81,6 +81,22 @@ fn storm_runs_gives_a_probability_with_its_interval_in_json_and_text() {
     let line = format!("recovered {k}/20 (");
     assert!(text.contains(&line) && text.contains("replications: 20 runs"), "{text}");
     assert!(text.contains("attempts_per_request") && text.contains("attempts_per_success"), "{text}");
+    // Issue 34: latency has intervals too, and no interval leaves its metric's range.
+    assert!(
+        text.contains("mean_residence_ms") && text.contains("p50_ms") && text.contains("p99_ms"),
+        "{text}"
+    );
+    for (key, floor) in [
+        ("attempts_per_request_mean", 1.0),
+        ("mean_residence_ms_mean", 0.0),
+        ("p50_ms_mean", 0.0),
+        ("p99_ms_mean", 0.0),
+    ] {
+        let m = &p[key];
+        let (low, est, high) =
+            (m["low"].as_f64().unwrap(), m["estimate"].as_f64().unwrap(), m["high"].as_f64().unwrap());
+        assert!(floor <= low && low <= est && est <= high, "{key}: {m}");
+    }
 }
 
 #[test]

@@ -29,7 +29,9 @@ use serde::Serialize;
 use std::time::Duration;
 
 mod inputs;
+mod thin;
 pub use inputs::{InputError, Inputs};
+pub use thin::{thin_evidence, MIN_WINDOW_SUCCESSES};
 
 /// One policy's result in the evidence storm.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -74,6 +76,9 @@ pub struct Advice {
     pub scenario: Scenario,
     /// The recommendation against the alternatives.
     pub evidence: Vec<Evidence>,
+    /// Why the evidence is too thin to judge a verdict on, when it is: the cap was then left
+    /// at S2's floor ([`thin_evidence`]); null otherwise.
+    pub thin_evidence: Option<String>,
 }
 
 /// The longest cap the advisor recommends: one day.
@@ -210,13 +215,18 @@ pub fn advise(
         message: format!("describe no system the simulator can run: {e}"),
     })?;
     let mut margin = 1;
-    loop {
+    let thin = loop {
         let parsed: Spec = spec.parse().expect("recommended specs are valid");
         let verdict = run_all(&scenario, std::slice::from_ref(&parsed)).remove(0);
+        // Thin evidence never moves the cap: its verdicts are chance.
+        if let Some(why) = thin_evidence(i, &scenario, &verdict) {
+            reasoning.push(format!("not checked in the simulator: {why}"));
+            break Some(why);
+        }
         // Doubling stops at 64x, and before the cap would pass a day.
         let r = &verdict.replications;
         if r.recovered_runs * 2 > r.runs || margin == 64 || cap_of(i).saturating_mul(margin * 2) > MAX_CAP {
-            break;
+            break None;
         }
         margin *= 2;
         let (next, why) = recommend(i, margin)?;
@@ -225,7 +235,7 @@ pub fn advise(
             "checked in the simulator: with the cap {margin}x smaller the system did not recover, so the cap is {margin}x S2's floor."
         ));
         spec = next;
-    }
+    };
     let mut labelled = vec![("recommended".to_string(), spec.clone())];
     labelled.extend(alternatives(i));
     let specs: Vec<Spec> =
@@ -249,7 +259,7 @@ pub fn advise(
             replications: r.replications,
         })
         .collect();
-    Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence })
+    Ok(Advice { spec, inputs: *i, reasoning, scenario, evidence, thin_evidence: thin })
 }
 
 #[cfg(test)]

@@ -44,6 +44,12 @@ pub struct RunSummary {
     pub attempts_per_request: f64,
     /// Users' attempts per successful request; null when none succeeded.
     pub attempts_per_success: Option<f64>,
+    /// The users' mean residence ([`StormReport::mean_residence_ms`]), in milliseconds.
+    pub mean_residence_ms: f64,
+    /// The called service's median latency, in milliseconds; null when it answered nothing.
+    pub p50_ms: Option<f64>,
+    /// Its 99th percentile latency, in milliseconds; null when it answered nothing.
+    pub p99_ms: Option<f64>,
 }
 
 impl RunSummary {
@@ -56,6 +62,9 @@ impl RunSummary {
             recovery_s: r.recovery_s,
             attempts_per_request: r.attempts_per_request,
             attempts_per_success: r.attempts_per_success,
+            mean_residence_ms: r.mean_residence_ms,
+            p50_ms: r.p50_ms,
+            p99_ms: r.p99_ms,
         }
     }
 }
@@ -72,10 +81,17 @@ pub struct Replications {
     /// Recovery time p10/p50/p90 over the runs whose verdict is `recovered` (healthy ones had
     /// nothing to recover from), in seconds; null when there are none.
     pub recovery_s_quantiles: Option<Quantiles>,
-    /// Mean users' attempts per user request started, with its 95 % interval.
+    /// Mean users' attempts per user request started, with its 95 % interval (every mean
+    /// here: [`Mean::bootstrap`], which never leaves the metric's range).
     pub attempts_per_request_mean: Option<Mean>,
     /// Mean users' attempts per success over the runs with a success, with its 95 % interval.
     pub attempts_per_success_mean: Option<Mean>,
+    /// Mean of the users' mean residence over the runs, in milliseconds, with its interval.
+    pub mean_residence_ms_mean: Option<Mean>,
+    /// Mean of the called service's p50 latency over the runs that answered, in milliseconds.
+    pub p50_ms_mean: Option<Mean>,
+    /// Mean of its p99 latency over the runs that answered, in milliseconds.
+    pub p99_ms_mean: Option<Mean>,
     /// Every run, in seed order.
     pub per_run: Vec<RunSummary>,
 }
@@ -95,8 +111,13 @@ impl Replications {
             recovered_runs: k,
             recovery_probability: Proportion::of(k, n),
             recovery_s_quantiles: Quantiles::of(&times),
-            attempts_per_request_mean: Mean::of(&per_request),
-            attempts_per_success_mean: Mean::of(&per_success),
+            attempts_per_request_mean: Mean::bootstrap(&per_request),
+            attempts_per_success_mean: Mean::bootstrap(&per_success),
+            mean_residence_ms_mean: Mean::bootstrap(
+                &runs.iter().map(|r| r.mean_residence_ms).collect::<Vec<_>>(),
+            ),
+            p50_ms_mean: Mean::bootstrap(&runs.iter().filter_map(|r| r.p50_ms).collect::<Vec<_>>()),
+            p99_ms_mean: Mean::bootstrap(&runs.iter().filter_map(|r| r.p99_ms).collect::<Vec<_>>()),
             per_run: runs,
         }
     }

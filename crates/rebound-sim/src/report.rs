@@ -47,6 +47,10 @@ pub struct Recorder {
     pub answered: u64,
     /// User requests started (first attempts of the users' requests, sent or not).
     pub started: u64,
+    /// Sum of the users' link delays drawn (`clients.latency`, either way), in nanoseconds.
+    pub link_delay: u128,
+    /// Crossings of the users' link that drew a delay.
+    pub link_crossings: u64,
 }
 
 impl Recorder {
@@ -54,7 +58,16 @@ impl Recorder {
     pub fn new(duration: Nanos) -> Recorder {
         let n = duration.div_ceil(SECOND) as usize;
         let points = (0..n as u64).map(|t| Point { t, ..Point::default() }).collect();
-        Recorder { points, waited: 0, peak_concurrency: 0, residence: 0, answered: 0, started: 0 }
+        Recorder {
+            points,
+            waited: 0,
+            peak_concurrency: 0,
+            residence: 0,
+            answered: 0,
+            started: 0,
+            link_delay: 0,
+            link_crossings: 0,
+        }
     }
 
     /// The point of the second holding `t` (the last one past the end).

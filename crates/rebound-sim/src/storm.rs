@@ -52,8 +52,14 @@ pub struct StormReport {
     pub gave_up: u64,
     /// Time-averaged number of requests in the server.
     pub mean_concurrency: f64,
-    /// Mean time an answered request spent in the server, in milliseconds.
+    /// Mean time an answered request spent in the server, in milliseconds, plus the users'
+    /// link each way (`clients.latency`, the mean of the delays drawn): what the users wait.
     pub mean_residence_ms: f64,
+    /// The median latency of the service the users call over the run, in milliseconds (± 11 %,
+    /// the histogram's buckets; without `clients.latency`); null when it answered nothing.
+    pub p50_ms: Option<f64>,
+    /// Its 99th percentile latency, in milliseconds, as `p50_ms`.
+    pub p99_ms: Option<f64>,
     /// Events the simulator processed.
     pub events: u64,
     /// One point per simulated second.

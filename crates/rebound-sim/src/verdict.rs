@@ -6,37 +6,58 @@
 //! ([`VerdictConfig`]), never `status_interval`.
 //!
 //! ## The rule
-//! - **Trigger**: any `[outage]` whose kind is not `none` is a trigger window `[start, end)`,
-//!   whatever its kind.
-//! - **Baseline** `B`: mean goodput over the `baseline` seconds before the trigger (all of them
-//!   when it starts sooner); without a trigger, over the run's first `baseline` seconds.
-//! - **Recovered at `s`** (`s` ≥ the trigger's end): goodput averaged over `[s, s + window)` and
-//!   over `[s, end of run)` is at least `threshold × B`, and no later whole window falls below
-//!   `B / 2` (a burst of backed-up requests cannot pass for recovery; S5's reading).
-//! - A run whose last `window` seconds hold no success is never `healthy` or `recovered`.
+//! Goodput is compared with what the users *offered* at that moment, never with the baseline
+//! alone: a load that stops or falls ([`[[clients.phase]]`](crate::scenario::load::Phase),
+//! a ramp) is never a failure. Over seconds `[a, b)` (each weighted by its length: the last
+//! second of `duration = "20.001s"` weighs 1 ms):
+//! - `G(a, b)`: the users' successes per second; `ℓ(a, b)`: the offered level ([`Offered`]:
+//!   requests/s in the open loop, active users in the closed loop).
+//! - **Trigger**: any `[outage]` whose kind is not `none`, `[start, end)`, `end` rounded up to
+//!   a whole second.
+//! - **Baseline**: the `baseline` seconds before the trigger (all of them when it starts
+//!   sooner; the run's first `baseline` seconds without a trigger): `B = G`, `L = ℓ` over it.
+//! - **Expected goodput** `E(a, b) = r × ℓ(a, b)`, with `r = min(1, B / L)` in the open loop
+//!   (the offered rate itself, or the share of it served before the trigger when that was
+//!   less) and `r = B / L` in the closed loop (goodput per active user before the trigger).
+//! - **Down** over a window: `G < E / 2`. **Back** at `s`: `G ≥ threshold × E` over
+//!   `[s, s + w)` and over `[s, end of run)`, and no later whole window is down (a burst of
+//!   backed-up requests cannot pass for recovery; S5's reading). `w` is `window`, or the
+//!   seconds left after the trigger when fewer remain (issue 34).
+//! - A run whose last window is down is never `healthy` or `recovered`.
 //!
 //! | verdict | when |
 //! |---|---|
-//! | `healthy` | no trigger, and no whole window after the baseline fell below `B / 2` |
-//! | `recovered` | a trigger, and recovered at some `s` after it; or no trigger, goodput fell below `B / 2` for a window and recovered after that window |
-//! | `stuck` | a trigger, a healthy baseline, and no recovery by the end of the run |
-//! | `unstable` | not healthy before the trigger (`B` = 0, or a window of the baseline below `B / 2`); or no trigger, and goodput fell and did not come back |
+//! | `healthy` | no trigger, and no whole window after the baseline was down |
+//! | `recovered` | a trigger, and back at some `s` after it; or no trigger, a window was down and goodput was back after it |
+//! | `stuck` | a trigger, a healthy baseline, and not back by the end of the run |
+//! | `unstable` | not healthy before the trigger: a baseline window served under half of what was offered (`r = 1` for this test in the open loop), or nothing served while load was offered; or no trigger, a window was down and goodput did not come back |
 //!
 //! `recovery_s` is `s` minus the trigger's end (0 for `healthy`); without a trigger, minus the
-//! end of the first window that fell.
+//! end of the first window that was down. docs/src/lab/verdict-rule.md gives the rule with
+//! worked cases and its false-alarm rate near saturation.
 //!
 //! ```
 //! use rebound_sim::report::Point;
-//! use rebound_sim::verdict::{judge, Verdict, VerdictConfig};
+//! use rebound_sim::verdict::{judge, Offered, Verdict, VerdictConfig};
 //! let pts: Vec<Point> = [10, 10, 10, 10, 0, 0, 10, 10, 10, 10]
 //!     .iter().enumerate().map(|(t, &ok)| Point { t: t as u64, ok, ..Point::default() }).collect();
 //! let cfg = VerdictConfig { baseline: std::time::Duration::from_secs(4), window: std::time::Duration::from_secs(2), threshold: 0.9 };
-//! let j = judge(&pts, Some((4, 6)), &cfg);
+//! let j = judge(&pts, &Offered::constant(10), Some((4, 6)), &cfg);
 //! assert_eq!((j.verdict, j.recovery_s), (Verdict::Recovered, Some(0)));
-//! assert_eq!(judge(&pts[..6], Some((4, 6)), &cfg).verdict, Verdict::Stuck);
+//! // A load that stops with the trigger's end: nothing offered, nothing owed.
+//! let stopped = Offered { level: vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0], ..Offered::constant(10) };
+//! let mut dark = pts.clone();
+//! dark[6..].iter_mut().for_each(|p| p.ok = 0);
+//! assert_eq!(judge(&dark, &stopped, Some((4, 6)), &cfg).verdict, Verdict::Recovered);
+//! assert_eq!(judge(&dark, &Offered::constant(10), Some((4, 6)), &cfg).verdict, Verdict::Stuck);
 //! ```
 
-use crate::report::{mean_ok, recovery_to, Point};
+mod offered;
+
+pub use offered::{Offered, Scale};
+
+use crate::report::Point;
+use crate::scenario::{OutageKind, Scenario};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
@@ -108,30 +129,57 @@ pub struct Judgement {
     pub baseline: f64,
 }
 
-/// The verdict on `points` (one per second) with the trigger `[start, end)` in seconds, if any.
-pub fn judge(points: &[Point], trigger: Option<(u64, u64)>, cfg: &VerdictConfig) -> Judgement {
-    let n = points.len();
+/// The trigger window of `sc` in whole seconds over a run of `n` seconds: the outage's
+/// `[start, end)` with `end` rounded up (a trigger ending at 12.5 s still holds second 12) and
+/// at most `n`; `None` when `outage.kind = "none"`.
+pub fn trigger(sc: &Scenario, n: usize) -> Option<(u64, u64)> {
+    let o = &sc.outage;
+    let end = o.end.as_nanos().div_ceil(1_000_000_000).min(n as u128) as u64;
+    (o.kind != OutageKind::None).then_some((o.start.as_secs(), end))
+}
+
+/// The verdict on a run of `sc` whose users' goodput is `points` (one per second): its
+/// trigger ([`trigger`]) and offered load ([`Offered::of`]) read from the scenario.
+pub fn judge_run(sc: &Scenario, points: &[Point]) -> Judgement {
+    judge(points, &Offered::of(sc, points.len()), trigger(sc, points.len()), &sc.verdict)
+}
+
+/// The verdict on `points` (one per second) against what was `offered` in each of them, with
+/// the trigger `[start, end)` in seconds, if any (see the module docs for the rule).
+pub fn judge(
+    points: &[Point],
+    offered: &Offered,
+    trigger: Option<(u64, u64)>,
+    cfg: &VerdictConfig,
+) -> Judgement {
+    let r = Reading::new(points, offered);
+    let n = r.n();
     let w = (cfg.window.as_secs() as usize).clamp(1, n.max(1));
     let span = cfg.baseline.as_secs() as usize;
-    let alive_at_end = n > 0 && mean_ok(points, n.saturating_sub(w), n) > 0.0;
     let (from, to) = match trigger {
-        Some((start, _)) => ((start as usize).saturating_sub(span), start as usize),
+        Some((start, _)) => ((start as usize).min(n).saturating_sub(span), (start as usize).min(n)),
         None => (0, span.min(n)),
     };
-    let baseline = mean_ok(points, from, to);
-    let judged = |verdict, recovery_s| Judgement { verdict, recovery_s, baseline };
-    if baseline.is_nan() || baseline <= 0.0 || first_fall(points, from, to, w, baseline).is_some() {
+    let (b, l) = (r.goodput(from, to), r.offered.mean(from, to));
+    // Goodput expected per unit of offered level, after the baseline and during it.
+    let (per, health) = match offered.scale {
+        Scale::Rate if l > 0.0 => ((b / l).min(1.0), 1.0),
+        Scale::Rate => (1.0, 1.0),
+        Scale::Proportional => (b / l, b / l),
+    };
+    let judged = |verdict, recovery_s| Judgement { verdict, recovery_s, baseline: b };
+    let nothing_served = l > 0.0 && b <= 0.0;
+    if n == 0 || !per.is_finite() || nothing_served || r.first_down(from, to, w, health).is_some() {
         return judged(Verdict::Unstable, None);
     }
-    let back =
-        |after: usize| recovery_to(points, after as u64, w, baseline, cfg.threshold).filter(|_| alive_at_end);
+    let back = |after: usize| r.back(after, w, per, cfg.threshold);
     match trigger {
         Some((_, end)) => match back(end as usize) {
             Some(s) => judged(Verdict::Recovered, Some(s)),
             None => judged(Verdict::Stuck, None),
         },
-        None => match first_fall(points, to, n, w, baseline) {
-            None if alive_at_end => judged(Verdict::Healthy, Some(0)),
+        None => match r.first_down(to, n, w, per) {
+            None if r.up(n - w, n, per) => judged(Verdict::Healthy, Some(0)),
             None => judged(Verdict::Unstable, None),
             Some(fall) => match back(fall + w) {
                 Some(s) => judged(Verdict::Recovered, Some(s)),
@@ -141,11 +189,83 @@ pub fn judge(points: &[Point], trigger: Option<(u64, u64)>, cfg: &VerdictConfig)
     }
 }
 
-/// The start of the first whole window in `[from, to)`, stepping by `w`, whose mean goodput is
-/// below half of `baseline`.
-fn first_fall(points: &[Point], from: usize, to: usize, w: usize, baseline: f64) -> Option<usize> {
-    let to = to.min(points.len());
-    (from..to.saturating_sub(w - 1)).step_by(w).find(|&x| mean_ok(points, x, x + w) < baseline / 2.0)
+/// Goodput read against the offered load, second by second.
+struct Reading {
+    /// Successes in each second.
+    ok: Vec<f64>,
+    /// What was offered in each second, and its length.
+    offered: Offered,
+}
+
+impl Reading {
+    /// `offered` fitted to the points (a missing second offers what the last one did), and
+    /// a partial last second merged into the one before it, pro rata: `20.001s` is judged as
+    /// 19 seconds and one of 1.001 s, not as a 21st second of 1 ms without a success.
+    fn new(points: &[Point], offered: &Offered) -> Reading {
+        let mut ok: Vec<f64> = points.iter().map(|p| p.ok as f64).collect();
+        let mut o = offered.clone();
+        let last = o.level.last().copied().unwrap_or(1.0);
+        o.level.resize(ok.len(), last);
+        o.len.resize(ok.len(), 1.0);
+        let n = ok.len();
+        if n >= 2 && o.len[n - 1] < 1.0 {
+            let (l, len) = (o.level.pop().unwrap_or(0.0), o.len.pop().unwrap_or(0.0));
+            let extra = ok.pop().unwrap_or(0.0);
+            let (pl, plen) = (o.level[n - 2], o.len[n - 2]);
+            o.level[n - 2] = (pl * plen + l * len) / (plen + len);
+            o.len[n - 2] = plen + len;
+            ok[n - 2] += extra;
+        }
+        Reading { ok, offered: o }
+    }
+
+    /// The seconds judged.
+    fn n(&self) -> usize {
+        self.ok.len()
+    }
+
+    /// Successes per second over `[from, to)`, pro rata of the seconds' lengths (0 if empty).
+    fn goodput(&self, from: usize, to: usize) -> f64 {
+        let to = to.min(self.n());
+        let span = self.offered.span(from, to);
+        if from >= to || span <= 0.0 {
+            return 0.0;
+        }
+        self.ok[from..to].iter().sum::<f64>() / span
+    }
+
+    /// The expected goodput over `[from, to)` at `per` per unit of offered level.
+    fn expected(&self, from: usize, to: usize, per: f64) -> f64 {
+        per * self.offered.mean(from, to)
+    }
+
+    /// Whether `[from, to)` is not down: goodput at least half of the expected.
+    fn up(&self, from: usize, to: usize, per: f64) -> bool {
+        self.goodput(from, to) >= self.expected(from, to, per) / 2.0
+    }
+
+    /// The start of the first whole window in `[from, to)`, stepping by `w`, that is down.
+    fn first_down(&self, from: usize, to: usize, w: usize, per: f64) -> Option<usize> {
+        let to = to.min(self.n());
+        (from..(to + 1).saturating_sub(w)).step_by(w).find(|&x| !self.up(x, x + w, per))
+    }
+
+    /// Seconds from `after` to the first `s` where goodput is back (see the module docs), the
+    /// window shortened to the seconds left when fewer than `w` remain; `None` when it never
+    /// is, when nothing is left to judge, or when the run ends down.
+    fn back(&self, after: usize, w: usize, per: f64, threshold: f64) -> Option<u64> {
+        let n = self.n();
+        let w = w.min(n.saturating_sub(after));
+        if w == 0 || !self.up(n - w, n, per) {
+            return None;
+        }
+        let reached = |a: usize, b: usize| self.goodput(a, b) >= threshold * self.expected(a, b, per);
+        let no_relapse =
+            |s: usize| (s + w..(n + 1).saturating_sub(w)).step_by(w).all(|x| self.up(x, x + w, per));
+        (after..=n - w)
+            .find(|&s| reached(s, s + w) && reached(s, n) && no_relapse(s))
+            .map(|s| (s - after) as u64)
+    }
 }
 
 #[cfg(test)]
@@ -154,6 +274,11 @@ mod tests {
 
     fn pts(oks: &[u64]) -> Vec<Point> {
         oks.iter().enumerate().map(|(t, &ok)| Point { t: t as u64, ok, ..Point::default() }).collect()
+    }
+
+    /// The verdict against a constant offered load.
+    fn flat(p: &[Point], trigger: Option<(u64, u64)>, c: &VerdictConfig) -> Judgement {
+        judge(p, &Offered::constant(p.len()), trigger, c)
     }
 
     fn cfg(baseline: u64, window: u64) -> VerdictConfig {
@@ -169,7 +294,7 @@ mod tests {
         // Healthy for 12 s, then nothing to the end: the bug of issue 25 ("any success counts").
         let mut oks = vec![10; 12];
         oks.extend([0; 28]);
-        let j = judge(&pts(&oks), None, &cfg(10, 5));
+        let j = flat(&pts(&oks), None, &cfg(10, 5));
         assert_eq!((j.verdict, j.recovery_s), (Verdict::Unstable, None));
         assert!(!j.verdict.recovered());
     }
@@ -177,17 +302,17 @@ mod tests {
     #[test]
     fn each_verdict() {
         let c = cfg(4, 2);
-        assert_eq!(judge(&pts(&[10; 12]), None, &c).verdict, Verdict::Healthy);
+        assert_eq!(flat(&pts(&[10; 12]), None, &c).verdict, Verdict::Healthy);
         let dip = pts(&[10, 10, 10, 10, 10, 10, 0, 0, 10, 10, 10, 10, 10, 10]);
-        assert_eq!(judge(&dip, None, &c).recovery_s, Some(0));
-        assert_eq!(judge(&dip, None, &c).verdict, Verdict::Recovered);
-        assert_eq!(judge(&dip, Some((6, 8)), &c).verdict, Verdict::Recovered);
+        assert_eq!(flat(&dip, None, &c).recovery_s, Some(0));
+        assert_eq!(flat(&dip, None, &c).verdict, Verdict::Recovered);
+        assert_eq!(flat(&dip, Some((6, 8)), &c).verdict, Verdict::Recovered);
         let stuck = pts(&[10, 10, 10, 10, 10, 10, 0, 0, 1, 1, 1, 1, 1, 1]);
-        assert_eq!(judge(&stuck, Some((6, 8)), &c).verdict, Verdict::Stuck);
+        assert_eq!(flat(&stuck, Some((6, 8)), &c).verdict, Verdict::Stuck);
         let never = pts(&[0, 0, 0, 0, 0, 0, 10, 10, 10, 10]);
-        assert_eq!(judge(&never, Some((4, 6)), &c).verdict, Verdict::Unstable);
+        assert_eq!(flat(&never, Some((4, 6)), &c).verdict, Verdict::Unstable);
         let shaky = pts(&[10, 10, 0, 0, 20, 20, 0, 0, 10, 10, 10, 10]);
-        assert_eq!(judge(&shaky, Some((6, 8)), &c).verdict, Verdict::Unstable);
+        assert_eq!(flat(&shaky, Some((6, 8)), &c).verdict, Verdict::Unstable);
     }
 
     #[test]
@@ -195,7 +320,7 @@ mod tests {
         // Back to the baseline, then the last window dark: the mean of the rest is still high.
         let mut oks = vec![10; 10];
         oks.extend([0, 0, 30, 30, 30, 30, 30, 0, 0]);
-        let j = judge(&pts(&oks), Some((10, 12)), &cfg(10, 2));
+        let j = flat(&pts(&oks), Some((10, 12)), &cfg(10, 2));
         assert_eq!(j.verdict, Verdict::Stuck);
     }
 }

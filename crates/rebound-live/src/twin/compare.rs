@@ -7,15 +7,14 @@ use crate::load::LoadReport;
 use rebound_sim::graph::ServiceReport;
 use rebound_sim::replicate::{Replications, RunSummary};
 use rebound_sim::report::Point;
-use rebound_sim::verdict::{judge, Judgement};
-use rebound_sim::{OutageKind, Scenario, StormReport};
+use rebound_sim::verdict::{judge, judge_run, Judgement, Offered};
+use rebound_sim::{Scenario, StormReport};
 use serde::Serialize;
 
 /// The verdict's trigger window of `scenario`, in whole seconds over `n` seconds: the outage's
 /// `[start, end)`, as the simulator takes it (`graph/finish.rs`).
 pub fn trigger(scenario: &Scenario, n: usize) -> Option<(u64, u64)> {
-    (scenario.outage.kind != OutageKind::None)
-        .then(|| (scenario.outage.start.as_secs(), scenario.outage.end.as_secs().min(n as u64)))
+    rebound_sim::verdict::trigger(scenario, n)
 }
 
 /// The storm report of a live run of `policy` with `seed`: the users' figures from `load`, the
@@ -29,7 +28,7 @@ pub fn live_report(
     services: Vec<ServiceReport>,
 ) -> StormReport {
     let series: Vec<Point> = load.series.iter().map(crate::load::Second::to_point).collect();
-    let j = judge(&series, trigger(scenario, series.len()), &scenario.verdict);
+    let j = judge_run(scenario, &series);
     let attempts = load.ok + load.errors + load.timedout;
     let started = started(load);
     let per = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
@@ -52,6 +51,8 @@ pub fn live_report(
         gave_up: load.gave_up,
         mean_concurrency: entry.map_or(0.0, |e| e.mean_in_flight),
         mean_residence_ms: entry.map_or(0.0, |e| e.mean_latency_ms),
+        p50_ms: entry.and_then(|e| e.run_quantile_ms(0.5)),
+        p99_ms: entry.and_then(|e| e.run_quantile_ms(0.99)),
         events: 0,
         series,
         services,
@@ -124,7 +125,8 @@ fn row(policy: &str, service: &str, metric: &str, sim: Figure, live: Figure) -> 
 /// A service's own verdict: the simulator's rule on its goodput series.
 pub fn service_verdict(scenario: &Scenario, s: &ServiceReport) -> Judgement {
     let pts: Vec<Point> = s.series.iter().map(|p| Point { t: p.t, ok: p.ok, ..Point::default() }).collect();
-    judge(&pts, trigger(scenario, pts.len()), &scenario.verdict)
+    let offered = Offered::of(scenario, pts.len()).proportional();
+    judge(&pts, &offered, trigger(scenario, pts.len()), &scenario.verdict)
 }
 
 /// Simulated against live for one policy: the users' verdict, recovery, goodput, attempts

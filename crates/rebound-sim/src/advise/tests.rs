@@ -76,3 +76,29 @@ fn inputs_whose_storm_would_cost_too_much_are_refused_before_any_run() {
     let e = advise(&i, |_, _| unreachable!("no run")).unwrap_err();
     assert!(e.message.contains("events") && e.message.contains("at most 1e10"), "{e}");
 }
+
+/// Issue 34: 5 clients at 0.5/s against 100/s (2.5 requests per verdict window), and at
+/// 0.0001/s (no request in the whole storm): too little traffic to judge, so the advisor says
+/// so and keeps S2's cap instead of doubling it on chance verdicts.
+#[test]
+fn thin_evidence_never_moves_the_cap() {
+    for rate in [0.5, 0.0001] {
+        let i = Inputs { clients: 5, rate, capacity: 100.0, ..readme() };
+        let a = advise(&i, |s, specs| crate::replicate::run_all(s, specs, 3, crate::replicate::Until::End))
+            .unwrap_or_else(|e| panic!("{rate}: {e}"));
+        assert_eq!(a.spec, recommend(&i, 1).unwrap().0, "{rate}: {:?}", a.reasoning);
+        let why = a.thin_evidence.as_deref().unwrap_or_else(|| panic!("{rate}: no note"));
+        assert!(why.contains("too little traffic") || why.contains("no request"), "{why}");
+        assert!(a.reasoning.iter().any(|r| r.contains(why)), "{:?}", a.reasoning);
+        assert!(
+            !a.reasoning.iter().any(|r| r.contains("S2's floor.") && r.contains("x S2")),
+            "{:?}",
+            a.reasoning
+        );
+    }
+    // The README's inputs (500 requests per window) are evidence enough.
+    let a =
+        advise(&readme(), |s, specs| crate::replicate::run_all(s, specs, 1, crate::replicate::Until::End))
+            .unwrap();
+    assert_eq!(a.thin_evidence, None);
+}

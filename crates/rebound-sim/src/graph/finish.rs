@@ -5,7 +5,6 @@ use super::stats::ServiceReport;
 use crate::queue::{nanos, SECOND};
 use crate::replicate::{Replications, RunSummary};
 use crate::report::Point;
-use crate::scenario::OutageKind;
 use crate::verdict;
 use crate::StormReport;
 use rebound_retry::Spec;
@@ -23,13 +22,13 @@ impl Engine<'_> {
         let entry = self.topo.entry;
         let entry_area: u128 =
             self.svcs[entry..entry + self.topo.nodes[entry].replicas as usize].iter().map(|s| s.area).sum();
+        let edge_name = &self.topo.nodes[self.topo.nodes[entry].group].name;
+        let edge = services.iter().find(|s| &s.name == edge_name);
         let pts = &self.rec.points;
         let total = |f: fn(&Point) -> u64| pts.iter().map(f).sum::<u64>();
         let (ok, attempts) = (total(|p| p.ok), total(|p| p.sent));
-        // Any outage kind is a trigger window.
-        let trigger = (sc.outage.kind != OutageKind::None)
-            .then(|| (sc.outage.start.as_secs(), sc.outage.end.as_secs().min(pts.len() as u64)));
-        let j = verdict::judge(pts, trigger, &sc.verdict);
+        // Any outage kind is a trigger window; goodput is read against the offered load.
+        let j = verdict::judge_run(sc, pts);
         let started = self.rec.started;
         let mut report = StormReport {
             policy: spec.to_string(),
@@ -51,8 +50,12 @@ impl Engine<'_> {
             mean_residence_ms: if self.rec.answered == 0 {
                 0.0
             } else {
-                self.rec.residence as f64 / self.rec.answered as f64 / 1e6
+                // The users wait for the link both ways (issue 34): its mean delay, twice.
+                let link = self.rec.link_delay as f64 / self.rec.link_crossings.max(1) as f64;
+                (self.rec.residence as f64 / self.rec.answered as f64 + 2.0 * link) / 1e6
             },
+            p50_ms: edge.and_then(|e| e.run_quantile_ms(0.5)),
+            p99_ms: edge.and_then(|e| e.run_quantile_ms(0.99)),
             events: self.q.popped(),
             series: self.rec.points,
             services,

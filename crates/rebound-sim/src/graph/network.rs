@@ -138,6 +138,7 @@ impl Engine<'_> {
             return self.arrive_as(t, to, caller, seq, sent);
         }
         if let Some(d) = self.cross(link) {
+            self.note_user_link(caller, d);
             let i = self.in_flight.put(Message::Attempt { to: to as u16, caller, seq, sent });
             self.q.push(t.saturating_add(d), Ev::Net(i));
         }
@@ -154,9 +155,18 @@ impl Engine<'_> {
             return self.deliver_reply(t, caller, seq, ok);
         }
         if let Some(d) = self.cross(link) {
+            self.note_user_link(caller, d);
             let hint = if ok { 0 } else { self.take_hint(caller, seq).map_or(0, |h| h.as_nanos() as Nanos) };
             let i = self.in_flight.put(Message::Answer { caller, seq, ok, hint });
             self.q.push(t.saturating_add(d), Ev::Net(i));
+        }
+    }
+
+    /// Counts a delay `d` drawn on the users' own link, for the users' mean residence.
+    fn note_user_link(&mut self, caller: Caller, d: Nanos) {
+        if let Caller::User(_) = caller {
+            self.rec.link_delay += u128::from(d);
+            self.rec.link_crossings += 1;
         }
     }
 

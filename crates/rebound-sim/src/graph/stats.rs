@@ -141,6 +141,12 @@ pub struct ServiceReport {
 }
 
 impl ServiceReport {
+    /// The `q`-quantile (0 < q < 1) of its latency over the whole run, in milliseconds (± 11 %);
+    /// `None` when it answered nothing.
+    pub fn run_quantile_ms(&self, q: f64) -> Option<f64> {
+        self.latency.quantile_ms(0, u64::MAX / 2, q)
+    }
+
     /// The status line of seconds `[from, to)`: rates per second, then the queue and the
     /// requests in flight at the end, then p50/p99 latency (± 11 %, see [`LatencyHist`]).
     pub fn status_line(&self, from: usize, to: usize) -> String {
