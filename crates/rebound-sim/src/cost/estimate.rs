@@ -6,6 +6,7 @@ use super::{
     WORKER_BYTES,
 };
 use crate::graph::{ServiceTime, Topology};
+use crate::queue::nanos;
 use crate::scenario::{load, BacklogFull, OutageKind, Scenario};
 use rebound_retry::Spec;
 use std::time::Duration;
@@ -88,7 +89,7 @@ impl Estimate {
             || topo.nodes.iter().flat_map(|n| &n.calls).any(|e| !e.link.is_plain());
         let per_attempt = if net { EVENTS_PER_ATTEMPT + 2.0 } else { EVENTS_PER_ATTEMPT };
         let events = requests + attempts * per_attempt + s5_ticks;
-        let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w);
+        let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w, attempts / secs.max(1e-9));
         Estimate {
             offered_rate,
             requests,
@@ -182,8 +183,9 @@ fn worker_bound(sc: &Scenario, topo: &Topology) -> f64 {
     sum
 }
 
-/// Peak bytes, static bytes, and what drives them.
-fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, String) {
+/// Peak bytes, static bytes, and what drives them (`attempts_per_s`: attempts a second, for
+/// their timeouts).
+fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64, attempts_per_s: f64) -> (f64, f64, String) {
     let c = &sc.clients;
     let d = sc.duration;
     let users = match c.rate {
@@ -200,7 +202,7 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
         }
         None => users(sc),
     };
-    let (mut workers, mut held) = (0.0, 0.0);
+    let (mut workers, mut held, mut slots) = (0.0, 0.0, 0.0);
     for node in &topo.nodes {
         if node.time == ServiceTime::S5 {
             held += users * 2.0;
@@ -208,15 +210,21 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
         }
         let k = f64::from(node.workers);
         workers += k * node.calls.len() as f64;
-        held += (f64::from(node.queue) + k).min(users * w + k);
+        let slots_here = (f64::from(node.queue) + k).min(users * w + k);
+        held += slots_here;
+        slots += slots_here;
     }
     let static_bytes = static_bytes(sc, topo);
     let own_budget = if c.budget_scope.per_client() { super::budget_bytes(spec) } else { 0.0 };
-    // Timeouts of attempts already answered wait in the queue until the engine clears them,
-    // past a few per user and request slot (`graph/purge.rs`, issue 34, item 9).
-    let dead = (crate::graph::PENDING_PER_HOLDER as f64 * (users + held)
-        + crate::graph::PENDING_FLOOR as f64)
-        * super::EVENT_BYTES;
+    // Timeouts of attempts already answered wait in the queue for as long as the longest
+    // timeout, or until the engine clears them past a few per user and request slot of a
+    // worker service (`graph/purge.rs`, issue 34, item 9).
+    let longest =
+        topo.nodes.iter().flat_map(|n| &n.calls).map(|e| e.timeout).fold(nanos(c.timeout), u64::max);
+    let window = attempts_per_s * (longest as f64 / 1e9).min(d.as_secs_f64());
+    let cleared =
+        crate::graph::PENDING_PER_HOLDER as f64 * (users + slots) + crate::graph::PENDING_FLOOR as f64;
+    let dead = window.min(cleared) * super::EVENT_BYTES;
     let bytes = static_bytes + users * (USER_BYTES + own_budget) + held * JOB_BYTES + dead;
     let why = format!(
         "{users:.1e} users ({}), {workers:.1e} worker-calls (`service.workers` × `service.call`), {held:.1e} requests held (`service.queue`), up to {:.1e} timeouts of answered attempts",
