@@ -268,6 +268,33 @@ mod tests {
             .unwrap()
     }
 
+    /// Issue 34, item 13: a run request's `"policies"` are costed, not the scenario's own
+    /// they replace: a fan-out past the lab's bound with the default policies' 201 attempts
+    /// per user request runs with one attempt, and a costly request policy is refused.
+    #[test]
+    fn the_request_policies_are_the_ones_costed() {
+        let mut toml = String::from("duration = \"20s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n");
+        for i in 0..4 {
+            toml += &format!("[[service]]\nname = \"s{i}\"\n");
+            for _ in 0..if i < 3 { 16 } else { 0 } {
+                toml += &format!(
+                    "[[service.call]]\nto = \"s{}\"\npolicy = \"constant:base=10ms,max-retries=1\"\n",
+                    i + 1
+                );
+            }
+        }
+        let body = |policies: serde_json::Value| {
+            serde_json::json!({ "scenario": toml, "policies": policies }).to_string()
+        };
+        let e = super::parse_run(body(serde_json::Value::Null).as_bytes()).unwrap_err();
+        assert!(e.contains("calls per user request"), "{e}");
+        let (s, _) =
+            super::parse_run(body(serde_json::json!(["constant:max-retries=0"])).as_bytes()).unwrap();
+        assert_eq!(s.policies.len(), 1);
+        let e = super::parse_run(body(serde_json::json!(["constant:base=100ms"])).as_bytes()).unwrap_err();
+        assert!(e.contains("× 201 attempts"), "{e}");
+    }
+
     /// Issue 34, item 11: while a run request is being validated (made 3 s slow here), the
     /// page still answers at once, even with one thread serving: validation is off the
     /// serving threads. (Before, two slow validations held both lab threads for 48–76 s.)
