@@ -5,6 +5,7 @@ use crate::plot::{self, Panel, Series};
 use crate::table;
 use crate::usage::{duration_in, plot_path, usage, UsageExt};
 use anyhow::Result;
+use rebound_retry::Spec;
 use rebound_sim::advise::{advise, Inputs};
 use rebound_sim::replicate;
 use serde::Deserialize;
@@ -109,6 +110,7 @@ fn inputs(args: &Args) -> Result<Inputs> {
 pub fn run(args: Args) -> Result<ExitCode> {
     let inputs = inputs(&args)?;
     let runs = args.runs;
+    check_runs(&inputs, runs)?;
     let advice =
         advise(&inputs, |scenario, specs| replicate::run_all(scenario, specs, runs, replicate::Until::End))?;
     if let Some(path) = &args.plot {
@@ -190,4 +192,20 @@ fn panel(advice: &rebound_sim::advise::Advice) -> Panel {
             .collect(),
         shade: Some((o.start.as_secs_f64(), o.end.as_secs_f64())),
     }
+}
+
+/// Bounds all of `advise`'s runs together (issue 34, item 12): `--runs` of each cap it may
+/// check (the recommendation's at 1x to 64x S2's floor) and of each alternative, costed on the
+/// scenario of the described system. Inputs `advise` refuses pass here (it names them).
+fn check_runs(inputs: &Inputs, runs: u32) -> Result<()> {
+    use rebound_sim::advise::{alternatives, recommend, scenario};
+    let mut specs: Vec<String> =
+        (0..7).filter_map(|k| recommend(inputs, 1 << k).ok()).map(|(s, _)| s).collect();
+    specs.extend(alternatives(inputs).into_iter().map(|(_, s)| s));
+    let specs: Vec<Spec> = specs.iter().filter_map(|s| s.parse().ok()).collect();
+    let s = scenario(inputs);
+    if specs.is_empty() || s.validate().is_err() {
+        return Ok(());
+    }
+    rebound_sim::cost::check_runs(&s, &specs, runs).map(|_| ()).map_err(|e| usage(e.to_string()))
 }

@@ -180,7 +180,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 /// Runs the command with its cells from `source`.
 pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
-    let mut base = load_scenario(args.scenario.as_deref())?;
+    let mut base = load_scenario(args.scenario.as_deref(), &args.policies)?;
     base.outage.kind = args.trigger;
     base.outage.slowdown =
         match (args.trigger, args.slowdown) {

@@ -38,7 +38,7 @@ pub fn run(args: &StackArgs, listen: SocketAddr, allow_remote: bool, stop_on_eof
         return Err(usage("--allow-remote: not with --scenario (a scenario's services bind loopback only)"));
     }
     let path = args.scenario.as_deref().context("--scenario")?;
-    let scenario = crate::storm::load_scenario(Some(path))?;
+    let scenario = crate::storm::load_scenario(Some(path), &[])?;
     if scenario.services.is_empty() {
         return Err(usage(format!(
             "--scenario {}: no `[[service]]` to serve (S5's server is `rebound serve` without --scenario)",

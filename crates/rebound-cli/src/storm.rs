@@ -82,7 +82,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return bench(args.policies.first(), args.clients, args.seed);
     }
     // A bad scenario is a usage error (exit 2), naming the file and the key.
-    let mut scenario = match load_scenario(args.scenario.as_deref()) {
+    let mut scenario = match load_scenario(args.scenario.as_deref(), &args.policies) {
         Ok(s) => s,
         Err(e) => {
             crate::output::note!("error: {e:#}");
@@ -101,6 +101,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     scenario.policies = scenario.policies_or_default();
     // The policies given on the command line are costed too (a usage error past a bound).
     rebound_sim::cost::check(&scenario, &rebound_sim::cost::CLI).map_err(|e| usage(e.to_string()))?;
+    // And all the runs together (issue 34, item 12).
+    rebound_sim::cost::check_runs(&scenario, &scenario.policies, args.runs)
+        .map_err(|e| usage(e.to_string()))?;
     let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
     let reports =
         replicate::run_all_with(&scenario, &scenario.policies, args.runs, replicate::Until::End, &stop)
@@ -156,16 +159,17 @@ pub fn document(scenario: &Scenario, reports: &[StormReport]) -> Result<String> 
     Ok(serde_json::to_string_pretty(&Output { scenario, policies: reports })?)
 }
 
-/// The scenario in `path`, or the built-in S5 one.
+/// The scenario in `path`, its `policies` replaced by `policies` when not empty before it is
+/// validated and costed (issue 34, item 13), or the built-in S5 one.
 ///
 /// # Errors
 /// A usage error: an unreadable file, or a bad scenario (the message names the file and the
 /// key).
-pub fn load_scenario(path: Option<&std::path::Path>) -> Result<Scenario> {
+pub fn load_scenario(path: Option<&std::path::Path>, policies: &[Spec]) -> Result<Scenario> {
     let Some(path) = path else { return Ok(Scenario::default()) };
     let text =
         std::fs::read_to_string(path).usage(format_args!("--scenario: cannot read {}", path.display()))?;
-    Scenario::from_toml(&text).usage(format_args!("--scenario {}", path.display()))
+    Scenario::from_toml_with(&text, policies).usage(format_args!("--scenario {}", path.display()))
 }
 
 /// One line describing a scenario.

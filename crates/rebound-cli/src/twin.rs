@@ -41,7 +41,7 @@ pub struct Args {
 
 /// The scenario as the run will use it: read, policies and seed replaced, scaled, checked.
 fn prepare(args: &Args) -> Result<Scenario> {
-    let original = crate::storm::load_scenario(Some(&args.scenario))?;
+    let original = crate::storm::load_scenario(Some(&args.scenario), &args.policies)?;
     let mut s = scale::scale(&original, args.scale).map_err(|e| usage(e.to_string()))?;
     if !args.policies.is_empty() {
         s.policies = args.policies.clone();

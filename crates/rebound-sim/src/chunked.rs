@@ -115,6 +115,17 @@ impl<T> Chunked<T> {
         self.blocks.back()?.back()
     }
 
+    /// Keeps only the elements for which `keep` is true, in order. O(len), blocks freed as
+    /// they empty.
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        let mut old = std::mem::take(self);
+        while let Some(x) = old.pop_front() {
+            if keep(&x) {
+                self.push_back(x);
+            }
+        }
+    }
+
     /// The element `k` places from the front (`k = 0`: the front). Walks `k / BLOCK + 1`
     /// blocks at most: meant for small `k`.
     #[inline]

@@ -33,7 +33,9 @@
 //!   request's longest life), per worker [`WORKER_BYTES`] plus [`CALL_BYTES`] for each of its
 //!   calls' retry state, per request held [`JOB_BYTES`], per service and second
 //!   [`SECOND_BYTES`]; with a per-client budget scope (`budget_scope = "client"` or
-//!   `"worker"`), per user or worker its own budget ([`budget_bytes`]).
+//!   `"worker"`), per user or worker its own budget ([`budget_bytes`]); and the timeouts of
+//!   answered attempts, which wait in the queue until the engine clears them: up to 4 per user
+//!   and request held, plus 2^20, [`EVENT_BYTES`] each (issue 34, item 9).
 //!
 //! S5's storms with fixed-interval retries keep abandoned requests past their timeouts and tick
 //! them on (the default storm's `constant:base=100ms` makes 80× the events estimated); the
@@ -46,8 +48,10 @@ use rebound_retry::Spec;
 use std::time::Duration;
 
 mod estimate;
+mod waits;
 pub(crate) use estimate::static_bytes;
-pub use estimate::{attempts_per_call, Estimate};
+pub use estimate::Estimate;
+pub use waits::attempts_per_call;
 
 /// The bounds a run must keep; see the module docs for what drives each estimate.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -93,6 +97,8 @@ pub const WORKER_BYTES: f64 = 80.0;
 pub const CALL_BYTES: f64 = 32.0;
 /// Bytes per request a service holds (its slot, its events).
 pub const JOB_BYTES: f64 = 80.0;
+/// Bytes per waiting event (its 12-byte event, its time and sequence number).
+pub const EVENT_BYTES: f64 = 24.0;
 /// Bytes per service per simulated second (its series and latency histogram).
 pub const SECOND_BYTES: f64 = 600.0;
 
@@ -162,6 +168,33 @@ pub fn check(sc: &Scenario, limits: &Limits) -> Result<Estimate, ScenarioError> 
         }
     }
     Ok(worst.expect("at least one policy"))
+}
+
+/// Most events all the runs of one command may process together (`--runs` × policies × each
+/// run's estimate, issue 34, item 12): the work of one run at [`CLI`]'s bound, about 20
+/// minutes of one core at 8 million events/s. `map` bounds its cells by count instead
+/// (100,000 runs).
+pub const MAX_TOTAL_EVENTS: f64 = 1e10;
+
+/// Checks `runs` replications of each of `specs` on `sc` together against
+/// [`MAX_TOTAL_EVENTS`]: the sum of each policy's estimated events, times `runs`.
+///
+/// # Errors
+/// [`ScenarioError::TooCostly`] naming `--runs`, the policies and the bound.
+pub fn check_runs(sc: &Scenario, specs: &[Spec], runs: u32) -> Result<f64, ScenarioError> {
+    let topo = Topology::new(sc)?;
+    let each: Vec<f64> = specs.iter().map(|spec| Estimate::new(sc, &topo, spec).events).collect();
+    let total = f64::from(runs) * each.iter().sum::<f64>();
+    if total > MAX_TOTAL_EVENTS {
+        let most = each.iter().copied().fold(0.0, f64::max);
+        return Err(ScenarioError::TooCostly(Exceeded {
+            what: "events in all runs",
+            estimate: total,
+            bound: MAX_TOTAL_EVENTS,
+            drivers: format!("`--runs` = {runs} × {} policies × up to {most:.1e} events a run", specs.len()),
+        }));
+    }
+    Ok(total)
 }
 
 /// The mean time a request spends in service `s` and the calls it makes, first attempts only.

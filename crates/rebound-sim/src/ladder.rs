@@ -223,6 +223,29 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
         self.len
     }
 
+    fn retain(&mut self, keep: &mut dyn FnMut(&T) -> bool) {
+        self.flush();
+        // `top_min`/`top_max` stay bounds of what `top` holds; a bucket's span is read anew.
+        self.top.retain(|e| keep(&e.item));
+        let mut scratch = Vec::new();
+        for r in &mut self.rungs {
+            for b in r.buckets.iter_mut().filter(|b| !b.is_empty()) {
+                b.retain(&mut self.blocks, &mut scratch, keep);
+            }
+        }
+        self.bottom.retain(|e| keep(&e.item));
+        self.late.retain(|e| keep(&e.0.item));
+        let in_rungs: usize = self.rungs.iter().flat_map(|r| &r.buckets).map(bucket::Bucket::len).sum();
+        self.len = self.top.len() + in_rungs + self.bottom.len() + self.late.len();
+    }
+
+    fn bytes(&self) -> usize {
+        // The events, and the spare room of the two lists that grow by doubling and of the
+        // emptied blocks kept for reuse.
+        let spare = self.bottom.capacity() - self.bottom.len() + self.late.capacity() - self.late.len();
+        (self.len + spare + self.blocks.kept() * bucket::BLOCK) * std::mem::size_of::<Entry<T>>()
+    }
+
     #[inline]
     fn ahead(&self, k: usize) -> Option<&T> {
         let i = self.bottom.len().checked_sub(k + 1)?;

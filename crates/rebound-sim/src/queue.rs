@@ -192,6 +192,25 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         Some((at, event))
     }
 
+    /// Drops every waiting event for which `keep` is false (events that would do nothing when
+    /// popped); the others keep their times, numbers and so their order. O(pending). Returns
+    /// how many were dropped (issue 34, item 9: call timeouts of a day outliving their
+    /// attempts by millions).
+    pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
+        let before = self.len();
+        self.sched.retain(&mut keep);
+        for lane in &mut self.lanes {
+            lane.retain(|e| keep(&e.item));
+        }
+        before - self.len()
+    }
+
+    /// Bytes the waiting events take, spare room included.
+    pub fn bytes(&self) -> usize {
+        let lanes: usize = self.lanes.iter().map(Chunked::len).sum();
+        self.sched.bytes() + lanes * std::mem::size_of::<Entry<E>>()
+    }
+
     /// Events popped so far (the simulator's work, for `events/s`).
     pub fn popped(&self) -> u64 {
         self.popped

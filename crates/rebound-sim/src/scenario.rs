@@ -305,7 +305,21 @@ impl Scenario {
     /// [`ScenarioError::Toml`] for syntax, unknown keys and wrong types (naming the key);
     /// [`ScenarioError::Invalid`] for values out of range.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
-        let s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Toml(e.to_string()))?;
+        Scenario::from_toml_with(text, &[])
+    }
+
+    /// [`Scenario::from_toml`] whose `policies` are replaced by `policies` (when not empty)
+    /// before it is validated, so that the cost estimate is that of the policies that will
+    /// run (`--policy`, the lab's `"policies"`), not of the ones they replace (issue 34,
+    /// item 13).
+    ///
+    /// # Errors
+    /// As [`Scenario::from_toml`].
+    pub fn from_toml_with(text: &str, policies: &[Spec]) -> Result<Scenario, ScenarioError> {
+        let mut s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Toml(e.to_string()))?;
+        if !policies.is_empty() {
+            s.policies = policies.to_vec();
+        }
         s.validate()?;
         Ok(s)
     }

@@ -45,6 +45,14 @@ pub trait Scheduler<T> {
     fn pop(&mut self) -> Option<(Nanos, u64, T)>;
     /// The number of items waiting.
     fn len(&self) -> usize;
+    /// Drops every item for which `keep` is false; the others keep their order. O(len): for
+    /// clearing out events that will do nothing ([`EventQueue::retain`](crate::queue::EventQueue::retain)).
+    fn retain(&mut self, keep: &mut dyn FnMut(&T) -> bool);
+    /// Bytes the scheduler holds for its items, spare room included (by default the items'
+    /// own: `len` × 24 bytes for the simulator's events).
+    fn bytes(&self) -> usize {
+        self.len() * std::mem::size_of::<Entry<T>>()
+    }
     /// The item `k` places after the next one (`k = 0`: the next), if the scheduler already
     /// knows it without more work — a ladder queue knows its sorted bottom, not beyond. For
     /// prefetching ([`EventQueue::pop_ahead`](crate::queue::EventQueue::pop_ahead)); the
@@ -174,6 +182,12 @@ impl<T> Scheduler<T> for HeapScheduler<T> {
     }
     fn len(&self) -> usize {
         self.heap.len()
+    }
+    fn retain(&mut self, keep: &mut dyn FnMut(&T) -> bool) {
+        self.heap.retain(|e| keep(&e.0.item));
+    }
+    fn bytes(&self) -> usize {
+        self.heap.capacity() * std::mem::size_of::<Entry<T>>()
     }
 }
 

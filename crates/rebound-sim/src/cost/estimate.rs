@@ -1,16 +1,15 @@
 //! One policy's run of a scenario, estimated (see [the model](super)).
 
+use super::waits::{attempts_per_call, waits_s};
 use super::{
     fan_out, floor, Exceeded, Limits, CALL_BYTES, EVENTS_PER_ATTEMPT, JOB_BYTES, SECOND_BYTES, USER_BYTES,
     WORKER_BYTES,
 };
 use crate::graph::{ServiceTime, Topology};
+use crate::queue::nanos;
 use crate::scenario::{load, BacklogFull, OutageKind, Scenario};
 use rebound_retry::Spec;
 use std::time::Duration;
-
-/// The most retries [`attempts_per_call`] counts (a policy allowing more is counted as this).
-const MAX_COUNTED: u64 = 10_000_000;
 
 /// What one policy's run of a scenario is estimated to cost.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,28 +31,6 @@ pub struct Estimate {
     calls_drivers: String,
     events_drivers: String,
     bytes_drivers: String,
-}
-
-/// Attempts one call (or user request) makes at most under `spec` within `horizon`: one, plus
-/// every retry the policy allows whose nominal waits fit in `horizon` (and its `max-elapsed`),
-/// times its hedge copies. A retry-forever policy with no wait counts 10,000,000 attempts.
-pub fn attempts_per_call(spec: &Spec, horizon: Duration) -> f64 {
-    let hedges = spec.hedge().map_or(1.0, |h| f64::from(h.max_attempts));
-    let Some(p) = spec.policy() else {
-        // Adaptive (`responsive`) retries: as if every 10 ms.
-        return hedges * (1.0 + (horizon.as_secs_f64() / 0.01).floor());
-    };
-    let horizon = p.max_elapsed().map_or(horizon, |m| m.min(horizon));
-    let limit = p.max_retries().unwrap_or(u64::MAX).min(MAX_COUNTED);
-    let (mut retries, mut waited) = (0u64, Duration::ZERO);
-    while retries < limit {
-        waited = waited.saturating_add(p.nominal_delay(retries));
-        if waited > horizon {
-            break;
-        }
-        retries += 1;
-    }
-    hedges * (1.0 + retries as f64)
 }
 
 impl Estimate {
@@ -112,7 +89,7 @@ impl Estimate {
             || topo.nodes.iter().flat_map(|n| &n.calls).any(|e| !e.link.is_plain());
         let per_attempt = if net { EVENTS_PER_ATTEMPT + 2.0 } else { EVENTS_PER_ATTEMPT };
         let events = requests + attempts * per_attempt + s5_ticks;
-        let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w);
+        let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w, attempts / secs.max(1e-9));
         Estimate {
             offered_rate,
             requests,
@@ -181,9 +158,7 @@ fn per_user(sc: &Scenario, topo: &Topology, spec: &Spec, path: f64, tries: f64) 
         || sheds
         || errors;
     let fail = if instant { 0.0 } else { c.timeout.as_secs_f64() };
-    let waits = spec.policy().map_or(0.01 * (tries - 1.0), |p| {
-        (0..(tries as u64).saturating_sub(1)).map(|k| p.nominal_delay(k).as_secs_f64()).sum()
-    });
+    let waits = spec.policy().map_or(0.01 * (tries - 1.0), |p| waits_s(p, (tries as u64).saturating_sub(1)));
     let failing = waits + tries * fail + c.give_up_pause.as_secs_f64() + c.think.as_secs_f64();
     let succeeding = secs / cycle.max(1e-9);
     succeeding.max(tries * secs / failing.max(1e-9)).max(1.0)
@@ -208,8 +183,9 @@ fn worker_bound(sc: &Scenario, topo: &Topology) -> f64 {
     sum
 }
 
-/// Peak bytes, static bytes, and what drives them.
-fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, String) {
+/// Peak bytes, static bytes, and what drives them (`attempts_per_s`: attempts a second, for
+/// their timeouts).
+fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64, attempts_per_s: f64) -> (f64, f64, String) {
     let c = &sc.clients;
     let d = sc.duration;
     let users = match c.rate {
@@ -218,7 +194,7 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
             let p = spec.policy();
             let tries = attempts_per_call(spec, d);
             let waits = p.map_or(d, |p| {
-                (0..tries as u64).fold(Duration::ZERO, |a, k| a.saturating_add(p.nominal_delay(k)))
+                Duration::try_from_secs_f64(waits_s(p, tries as u64)).unwrap_or(Duration::MAX)
             });
             let life = waits.saturating_add(c.timeout.saturating_mul(tries.min(1e6) as u32)).min(d);
             let peak = load::schedule(sc).iter().map(|&(_, l)| l).fold(r.per_s, f64::max);
@@ -226,7 +202,7 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
         }
         None => users(sc),
     };
-    let (mut workers, mut held) = (0.0, 0.0);
+    let (mut workers, mut held, mut slots) = (0.0, 0.0, 0.0);
     for node in &topo.nodes {
         if node.time == ServiceTime::S5 {
             held += users * 2.0;
@@ -234,14 +210,26 @@ fn memory(sc: &Scenario, topo: &Topology, spec: &Spec, w: f64) -> (f64, f64, Str
         }
         let k = f64::from(node.workers);
         workers += k * node.calls.len() as f64;
-        held += (f64::from(node.queue) + k).min(users * w + k);
+        let slots_here = (f64::from(node.queue) + k).min(users * w + k);
+        held += slots_here;
+        slots += slots_here;
     }
     let static_bytes = static_bytes(sc, topo);
     let own_budget = if c.budget_scope.per_client() { super::budget_bytes(spec) } else { 0.0 };
-    let bytes = static_bytes + users * (USER_BYTES + own_budget) + held * JOB_BYTES;
+    // Timeouts of attempts already answered wait in the queue for as long as the longest
+    // timeout, or until the engine clears them past a few per user and request slot of a
+    // worker service (`graph/purge.rs`, issue 34, item 9).
+    let longest =
+        topo.nodes.iter().flat_map(|n| &n.calls).map(|e| e.timeout).fold(nanos(c.timeout), u64::max);
+    let window = attempts_per_s * (longest as f64 / 1e9).min(d.as_secs_f64());
+    let cleared =
+        crate::graph::PENDING_PER_HOLDER as f64 * (users + slots) + crate::graph::PENDING_FLOOR as f64;
+    let dead = window.min(cleared) * super::EVENT_BYTES;
+    let bytes = static_bytes + users * (USER_BYTES + own_budget) + held * JOB_BYTES + dead;
     let why = format!(
-        "{users:.1e} users ({}), {workers:.1e} worker-calls (`service.workers` × `service.call`), {held:.1e} requests held (`service.queue`)",
-        if c.rate.is_some() { "`clients.rate` × a request's life" } else { "`clients.count`" }
+        "{users:.1e} users ({}), {workers:.1e} worker-calls (`service.workers` × `service.call`), {held:.1e} requests held (`service.queue`), up to {:.1e} timeouts of answered attempts",
+        if c.rate.is_some() { "`clients.rate` × a request's life" } else { "`clients.count`" },
+        dead / super::EVENT_BYTES
     );
     (bytes, static_bytes, why)
 }

@@ -69,6 +69,8 @@ pub(super) struct Engine<'a> {
     pub lb_rng: SmallRng,
     /// With a replicated entry service: the replica each user's current attempt went to.
     pub user_to: Vec<u16>,
+    /// Events the queue held after its last clearing of dead timeouts ([`super::purge`]).
+    pub cleared_to: usize,
 }
 
 /// The entry service's answers and sheds from a given time on (after a warm-up), counted at the
@@ -143,6 +145,7 @@ pub fn run_stoppable(
         let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
         e.rec.concurrency(t, c);
         if e.q.popped() % POLL_EVERY == 0 {
+            e.clear_dead();
             stop.check(e.q.popped(), fixed + e.held_bytes())?;
         }
         if until == Until::Decided && t >= next_check {
@@ -205,6 +208,7 @@ impl<'a> Engine<'a> {
             throttled: None,
             lb_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_200)),
             user_to: Vec::new(),
+            cleared_to: 0,
             topo,
         };
         e.hedges.on =
@@ -242,7 +246,7 @@ impl<'a> Engine<'a> {
         let jobs: usize = self.svcs.iter().map(|s| s.jobs.len() + s.held.len()).sum();
         let n = self.users.len() as f64 * crate::cost::USER_BYTES
             + jobs as f64 * crate::cost::JOB_BYTES
-            + self.q.len() as f64 * 24.0;
+            + self.q.bytes() as f64;
         n as u64
     }
 

@@ -106,6 +106,7 @@ mod hedge;
 mod load;
 mod network;
 mod outage;
+mod purge;
 mod refuse;
 mod serve;
 mod service;
@@ -123,5 +124,6 @@ pub use defense::{
 };
 pub use engine::{run, run_measured, run_stoppable, Measured, Until};
 pub use network::Link;
+pub(crate) use purge::{FLOOR as PENDING_FLOOR, PER_HOLDER as PENDING_PER_HOLDER};
 pub use stats::{LatencyHist, ServicePoint, ServiceReport};
 pub use topology::{Edge, Node, Topology};

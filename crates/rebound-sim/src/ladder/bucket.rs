@@ -77,6 +77,11 @@ impl<T> Blocks<T> {
         }
     }
 
+    /// Emptied blocks kept for reuse.
+    pub(super) fn kept(&self) -> usize {
+        self.empty.len()
+    }
+
     /// Stores the full `block` ahead of chain `next`; returns its index.
     fn store(&mut self, block: Vec<Entry<T>>, next: u32) -> u32 {
         match self.vacant.pop() {
@@ -163,6 +168,21 @@ impl<T> Bucket<T> {
             chain = *next;
         }
         span
+    }
+
+    /// Keeps only the events for which `keep` is true (through `scratch`, left empty).
+    pub(super) fn retain(
+        &mut self,
+        blocks: &mut Blocks<T>,
+        scratch: &mut Vec<Entry<T>>,
+        keep: &mut dyn FnMut(&T) -> bool,
+    ) {
+        self.drain_into(scratch, blocks);
+        for e in scratch.drain(..) {
+            if keep(&e.item) {
+                self.push(e, blocks);
+            }
+        }
     }
 
     /// Moves every event to the end of `out`, giving the blocks back to `blocks`.
