@@ -17,12 +17,14 @@
 //! every process is reaped on every way out.
 
 pub mod compare;
+pub mod fidelity;
 pub mod outage;
 pub mod processes;
 pub mod scale;
 pub mod scrape;
 pub mod series;
 mod supervise;
+pub mod watch;
 
 pub use supervise::{check, run, TwinConfig, TwinRun, MARGIN};
 
