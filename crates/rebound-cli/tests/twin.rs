@@ -143,6 +143,7 @@ fn agrees(name: &str) {
     // The twin judged its own fidelity; on a saturated host it says so and the comparison is
     // not one (the live figures measure the host).
     let fidelity = &doc["live"]["fidelity"];
+    assert!(doc["valid"].is_boolean(), "{name}: no \"valid\" in the document");
     assert_eq!(fidelity["runs"][0]["valid"], doc["valid"], "{name}: {fidelity}");
     if doc["valid"] != true {
         assert!(page.contains("NOT VALID"), "{name}: the text says the comparison is not valid");
@@ -462,8 +463,9 @@ fn a_service_stopped_by_someone_else_ends_the_run_with_an_error_naming_it() {
     expect_ended(procs.iter().map(|p| p.0), Duration::from_secs(10), "service process");
 }
 
-/// `stress-ng --cpu N` for at most `secs` seconds in a process group of its own, ended (the
-/// group killed and the leader reaped) when dropped.
+/// `stress-ng --cpu N` for at most `secs` seconds in a process group of its own, ended when
+/// dropped: SIGTERM to the group (stress-ng then stops and reaps its workers), the leader
+/// reaped within 5 s, else the group killed.
 struct Stress(Child);
 
 impl Stress {
@@ -483,6 +485,11 @@ impl Stress {
 impl Drop for Stress {
     fn drop(&mut self) {
         let group = Pid::from_raw(-(self.0.id() as i32));
+        let _ = kill(group, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while matches!(self.0.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = kill(group, Signal::SIGKILL);
         let _ = self.0.wait();
     }
@@ -501,8 +508,9 @@ fn a_live_run_beside_stress_ng_is_marked_not_valid() {
                 [[service.call]]\nto = \"db\"\ntimeout = \"300ms\"\n\
                 [[service]]\nname = \"db\"\nworkers = 4\nservice_time = \"exponential:2ms\"\n[outage]\nkind = \"none\"\n";
     let doc = live_json("stress", text);
+    let workers: Vec<i32> = children(leader as u32).into_iter().map(|c| c.0).collect();
     drop(stress);
-    expect_ended([leader], Duration::from_secs(10), "stress-ng");
+    expect_ended(workers.into_iter().chain([leader]), Duration::from_secs(10), "stress-ng");
     let runs = doc["live"]["fidelity"]["runs"].as_array().unwrap();
     let bounds = &doc["live"]["fidelity"]["bounds"];
     assert_eq!(doc["valid"], false, "beside stress-ng --cpu 8: {runs:?} (bounds {bounds})");

@@ -247,9 +247,12 @@ fn random_scenarios_conserve_attempts_and_are_deterministic() {
     assert!(ran * 2 >= generated, "only {ran} of {generated} scenarios within the simulator's bounds");
 }
 
+/// Lines a rewrite adds to a service.
+type Rewrite = dyn Fn(&Service) -> String;
+
 #[test]
 fn neutral_rewrites_change_nothing() {
-    let rewrites: [(&str, &dyn Fn(&Service) -> String); 4] = [
+    let rewrites: [(&str, &Rewrite); 4] = [
         ("replicas = 1", &|v| if v.replicas == 1 { "replicas = 1\n".into() } else { String::new() }),
         ("explicit defaults", &|_| {
             "refusal_cost = \"0s\"\non_full = \"error\"\nqueue_discipline = \"fifo\"\n".into()

@@ -255,7 +255,7 @@ mod tests {
     fn attempts_in_flight_at_the_end_count() {
         // No retries: 20 requests answered, 10 cut with their one attempt still in flight.
         let sc = Scenario::from_toml(
-            "duration = \"3s\"\n[[service]]\nname = \"a\"\nservice_time = \"constant:1s\"\n[outage]\nkind = \"none\"\n",
+            "duration = \"3s\"\nstatus_interval = \"1s\"\n[[service]]\nname = \"a\"\nservice_time = \"constant:1s\"\n[outage]\nkind = \"none\"\n",
         )
         .unwrap();
         let load = LoadReport { ok: 20, cut: 10, in_flight_at_end: 10, ..LoadReport::default() };

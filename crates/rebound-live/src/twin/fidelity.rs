@@ -16,17 +16,34 @@
 //!
 //! Where `/proc` cannot be read (not Linux, no schedstat) a figure is missing and judged by
 //! the others.
+//!
+//! # Where the bounds come from
+//! Measured on the 2-core machine the project is built on, an 8 s api → db run at about
+//! 190 requests/s (`docs/src/lab/twin-fidelity.md` has the scenario), beside `stress-ng --cpu
+//! N` and other people's builds taking about 1.2 cores:
+//!
+//! | beside | load p99 | delay per timeslice | CPU available | goodput live / simulated |
+//! |---|---|---|---|---|
+//! | builds only | 4.1 ms | 0.20–0.21 ms | 0.36–0.42 | 0.94 |
+//! | + `--cpu 1` | 8.2 ms | 0.24–0.34 ms | 0.19 | 0.94 |
+//! | + `--cpu 2` | 32.8 ms | 0.60–0.94 ms | 0.18 | 0.92 |
+//! | + `--cpu 4` | 32.8 ms | 1.36–1.89 ms | 0.17 | 0.88 |
+//! | + `--cpu 8` | 65.5 ms | 2.65–4.18 ms | 0.13 | |
+//!
+//! The lateness and delay bounds sit between one and two extra CPU hogs on two cores (where the
+//! live goodput starts to fall away from the simulated one); the CPU bound only catches a
+//! machine all but taken (a quiet machine leaves about 0.9 of it).
 
 use serde::Serialize;
 
 /// The most the load generator's lateness may reach at its 99th percentile: 10 ms.
 pub const MAX_LATENESS_P99_MS: f64 = 10.0;
 
-/// The most a process's mean scheduling delay (run-queue wait per timeslice) may be: 1 ms.
-pub const MAX_SCHED_DELAY_MS: f64 = 1.0;
+/// The most a process's mean scheduling delay (run-queue wait per timeslice) may be: 0.5 ms.
+pub const MAX_SCHED_DELAY_MS: f64 = 0.5;
 
-/// The least share of the machine's CPU time other processes may leave: 0.5.
-pub const MIN_CPU_AVAILABLE: f64 = 0.5;
+/// The least share of the machine's CPU time other processes may leave: 0.15.
+pub const MIN_CPU_AVAILABLE: f64 = 0.15;
 
 /// The bounds, as the JSON prints them.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -174,7 +191,7 @@ pub fn judge(
     }
     for p in processes.iter().filter(|p| p.sched_delay_ms > MAX_SCHED_DELAY_MS) {
         reasons.push(format!(
-            "{} waited {:.2} ms for a CPU per timeslice (bound {MAX_SCHED_DELAY_MS} ms)",
+            "{} waited {:.2} ms for a CPU per timeslice on average (bound {MAX_SCHED_DELAY_MS} ms)",
             p.process, p.sched_delay_ms
         ));
     }
@@ -205,5 +222,44 @@ impl Fidelity {
             out += &format!("; CPU available {:.0} % (bound {:.0} %)", c * 100.0, MIN_CPU_AVAILABLE * 100.0);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::LatenessSummary;
+
+    fn delay(process: &str, ms: f64) -> ProcessDelay {
+        ProcessDelay { process: process.into(), sched_delay_ms: ms, wait_share: 0.5 }
+    }
+
+    #[test]
+    fn each_bound_judged_and_named() {
+        let quiet = LatenessSummary { count: 1000, mean_ms: 0.6, p99_ms: 2.0, max_ms: 3.0 };
+        let f = judge(quiet, vec![delay("load generator", 0.05), delay("db", 0.1)], Some(0.9));
+        assert!(f.valid && f.reasons.is_empty(), "{f:?}");
+        assert!(f.summary().contains("0.100 ms per timeslice (db; bound 0.5 ms)"), "{}", f.summary());
+        let late = LatenessSummary { p99_ms: 32.8, ..quiet };
+        let f = judge(late, vec![delay("db", 2.6)], Some(0.13));
+        assert!(!f.valid);
+        assert_eq!(f.reasons.len(), 3, "{:?}", f.reasons);
+        assert!(f.reasons[0].contains("32.8 ms late") && f.reasons[0].contains("bound 10 ms"));
+        assert!(f.reasons[1].starts_with("db waited 2.60 ms"));
+        assert!(f.reasons[2].contains("13 %") && f.reasons[2].contains("bound 15 %"));
+        // Figures /proc could not give are judged by the others.
+        assert!(judge(quiet, Vec::new(), None).valid);
+    }
+
+    #[test]
+    fn this_process_is_read_from_proc() {
+        let Some(s) = sched(std::process::id()) else { return };
+        // Some work on this thread shows as run time.
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(20) {}
+        let after = sched(std::process::id()).unwrap();
+        assert!(after.run_ns > s.run_ns && after.slices >= s.slices, "{s:?} {after:?}");
+        let (busy, total) = host().unwrap();
+        assert!(busy <= total && total > 0);
     }
 }
