@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs Rebound's whole test suite. Installs the real servers the integration tests start
-# (nginx, redis-server), curl, and Chromium with chromedriver for the browser test, from Debian
-# packages when they are missing; and the Python packages the export tests use (grpcio, Envoy's
-# protos), from PyPI into a venv.
+# (nginx, redis-server), curl, Chromium with chromedriver for the browser test, valgrind for the
+# instruction guard and stress-ng for the live twin's fidelity test, from Debian packages when they
+# are missing; and the Python packages the export tests use (grpcio, Envoy's protos), from PyPI
+# into a venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,8 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 # The export tests' Python packages go into a venv (Debian's python3 needs python3-venv for it).
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
+# The live twin's fidelity test runs the twin beside `stress-ng --cpu 8`.
+command -v stress-ng >/dev/null 2>&1 || missing+=(stress-ng)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

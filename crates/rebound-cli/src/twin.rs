@@ -93,6 +93,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let _ = signal_tx.send(Some(sig));
     })?;
     let mut live = Vec::new();
+    let mut fidelity = Vec::new();
     for spec in &s.policies {
         if !args.json {
             crate::output::status_line(&format!("== live: {spec}"));
@@ -118,7 +119,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 );
                 return Ok(ExitCode::from(128 + sig as u8));
             }
-            runs.push(result.with_context(|| format!("live run of {spec} (seed {seed})"))?.report);
+            let run = result.with_context(|| format!("live run of {spec} (seed {seed})"))?;
+            fidelity.push(render::RunFidelity { policy: spec.to_string(), seed, fidelity: run.fidelity });
+            runs.push(run.report);
         }
         let summaries =
             runs.iter().zip(0..).map(|(r, i)| RunSummary::of(r, s.seed.wrapping_add(i))).collect();
@@ -132,6 +135,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         scale: args.scale,
         live: &live,
         simulated: &simulated,
+        fidelity: &fidelity,
     };
     if args.json {
         crate::output::line(&out.json()?)?;

@@ -42,6 +42,19 @@ pub enum LiveError {
         /// The last lines it wrote to stderr.
         stderr: String,
     },
+    /// A process of the live twin's stack stopped answering its `/metrics` (stopped by a
+    /// signal from outside, hung or starved): its figures would be its last scrape's.
+    #[error("service process {process} (pid {pid}) answered none of {missed} scrapes of its /metrics in a row: {state}")]
+    Unresponsive {
+        /// The service (`NAME`, or `NAME[I]` for replica `I`).
+        process: String,
+        /// Its process id.
+        pid: i32,
+        /// Scrapes in a row unanswered.
+        missed: u32,
+        /// What /proc says of it.
+        state: String,
+    },
     /// A scenario key the live twin cannot run (a usage error: exit 2).
     #[error("{field}: {reason}")]
     NotLive {

@@ -4,6 +4,7 @@
 use crate::plot::{Panel, Series};
 use crate::table;
 use rebound_live::twin::compare::{self, Agreement, Figure};
+use rebound_live::twin::fidelity::{Bounds, Fidelity, BOUNDS};
 use rebound_sim::{OutageKind, Scenario, StormReport};
 use serde::Serialize;
 
@@ -19,10 +20,28 @@ pub struct Outcome<'a> {
     pub live: &'a [StormReport],
     /// The simulated reports, one per policy.
     pub simulated: &'a [StormReport],
+    /// Every live run's fidelity, in run order.
+    pub fidelity: &'a [RunFidelity],
+}
+
+/// One live run's fidelity ([`rebound_live::twin::fidelity`]), as `live.fidelity.runs` lists it.
+#[derive(Debug, Serialize)]
+pub struct RunFidelity {
+    /// The users' policy.
+    pub policy: String,
+    /// The run's seed.
+    pub seed: u64,
+    /// The figures and the judgement.
+    #[serde(flatten)]
+    pub fidelity: Fidelity,
 }
 
 #[derive(Serialize)]
 struct Doc<'a> {
+    /// Whether every live run measured the stack rather than a saturated host.
+    valid: bool,
+    /// Why not, run by run; null when valid.
+    reason: Option<String>,
     scenario: &'a Scenario,
     policies: &'a [StormReport],
     simulated: Sim<'a>,
@@ -41,6 +60,13 @@ struct Live<'a> {
     outage: &'a str,
     scale: f64,
     scale_rule: &'static str,
+    fidelity: FidelityDoc<'a>,
+}
+
+#[derive(Serialize)]
+struct FidelityDoc<'a> {
+    bounds: Bounds,
+    runs: &'a [RunFidelity],
 }
 
 const SCALE_RULE: &str = "users' count (or rate) / F, service times x F, rate limits / F";
@@ -62,12 +88,33 @@ impl Outcome<'_> {
     /// `agreement`, and `live` (the outage's mechanism and the scale).
     pub fn json(&self) -> anyhow::Result<String> {
         Ok(serde_json::to_string_pretty(&Doc {
+            valid: self.reason().is_none(),
+            reason: self.reason(),
             scenario: self.scenario,
             policies: self.live,
             simulated: Sim { scenario: self.scenario, policies: self.simulated },
             agreement: self.agreement(),
-            live: Live { outage: self.mechanism, scale: self.scale, scale_rule: SCALE_RULE },
+            live: Live {
+                outage: self.mechanism,
+                scale: self.scale,
+                scale_rule: SCALE_RULE,
+                fidelity: FidelityDoc { bounds: BOUNDS, runs: self.fidelity },
+            },
         })?)
+    }
+
+    /// Why the comparison is not valid (every run past a fidelity bound, with its reasons), or
+    /// `None` when every run was within them.
+    pub fn reason(&self) -> Option<String> {
+        let bad: Vec<String> = self
+            .fidelity
+            .iter()
+            .filter(|r| !r.fidelity.valid)
+            .map(|r| format!("{} (seed {}): {}", r.policy, r.seed, r.fidelity.reasons.join("; ")))
+            .collect();
+        (!bad.is_empty()).then(|| {
+            format!("the host was too busy for the live run to measure the stack: {}", bad.join(" | "))
+        })
     }
 
     /// The text: how it ran, the live run as `storm` prints it, then simulated vs live.
@@ -78,7 +125,18 @@ impl Outcome<'_> {
         }
         out += "\n";
         out += &crate::stack::render_text(self.scenario, self.live);
-        out += "\nsimulated vs live (each cell: simulated / live, then the difference)\n";
+        out += "\n";
+        for r in self.fidelity {
+            out += &format!("fidelity of {} (seed {}): {}\n", r.policy, r.seed, r.fidelity.summary());
+        }
+        match self.reason() {
+            Some(reason) => {
+                out += &format!(
+                    "NOT VALID: {reason}\nsimulated vs live, not valid: the differences measure the host, not the model\n"
+                );
+            }
+            None => out += "simulated vs live (each cell: simulated / live, then the difference)\n",
+        }
         let rows = self.agreement();
         let mut table_rows: Vec<Vec<String>> = Vec::new();
         for chunk in rows.chunk_by(|a, b| a.policy == b.policy && a.service == b.service) {

@@ -61,10 +61,12 @@ async fn closed_user(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
         let now = ctx.start.elapsed();
         let Some(from) = ctx.levels.active_from(i, now) else { return };
         let wait = from.saturating_sub(now) + pause + Duration::from_secs_f64(think.sample(&mut rng));
+        let due = now.saturating_add(wait);
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
             _ = stop.wait_for(|s| *s) => return,
         }
+        ctx.lateness.record(ctx.start.elapsed().saturating_sub(due));
         // Still active after the think? (The load may have changed meanwhile.)
         let now = ctx.start.elapsed();
         match ctx.levels.active_from(i, now) {
@@ -119,6 +121,7 @@ async fn open_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
         if !sleep_until(&ctx, next, &mut stop).await {
             break;
         }
+        ctx.lateness.record(ctx.start.elapsed().saturating_sub(next));
         let (ctx, mut stop) = (ctx.clone(), stop.clone());
         let seed = ctx.config.seed.wrapping_mul(0x9E37_79B9).wrapping_add(n);
         requests.spawn(async move {

@@ -21,11 +21,13 @@
 //! and counted as `cut`.
 
 mod arrivals;
+mod lateness;
 mod levels;
 mod preflight;
 mod record;
 
 pub use arrivals::{Arrivals, Spike};
+pub use lateness::LatenessSummary;
 pub use levels::{MAX_LEVEL, MAX_LEVELS};
 pub use record::{status_line, LoadReport, Percentiles, Second};
 
@@ -165,6 +167,8 @@ struct Ctx {
     in_flight: AtomicU64,
     gave_up: AtomicU64,
     cut: AtomicU64,
+    /// Attempts begun and neither answered nor timed out when the run ended.
+    unfinished: AtomicU64,
     malformed: AtomicU64,
     waited_ns: AtomicU64,
     turn: AtomicUsize,
@@ -175,6 +179,8 @@ struct Ctx {
     lb_rng: Mutex<SmallRng>,
     levels: levels::Levels,
     last_error: Mutex<Option<String>>,
+    /// How late arrivals and ends of thinking woke up against their schedule.
+    lateness: lateness::Lateness,
 }
 
 impl Ctx {
@@ -216,6 +222,7 @@ pub async fn run(
         in_flight: AtomicU64::new(0),
         gave_up: AtomicU64::new(0),
         cut: AtomicU64::new(0),
+        unfinished: AtomicU64::new(0),
         malformed: AtomicU64::new(0),
         waited_ns: AtomicU64::new(0),
         turn: AtomicUsize::new(0),
@@ -225,6 +232,7 @@ pub async fn run(
         lb_rng: Mutex::new(rand::SeedableRng::seed_from_u64(config.seed ^ 0x1b_a1a4ce)),
         levels: levels::Levels::of(&config),
         last_error: Mutex::default(),
+        lateness: lateness::Lateness::default(),
         config,
     });
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -342,6 +350,23 @@ impl Drop for Sent<'_> {
 
 struct InFlight<'a>(&'a AtomicU64);
 
+/// An attempt begun (from the moment the executor starts it, its wait for a permit
+/// included): if it is dropped without an outcome once the run is ending, it was still in
+/// flight at the end and counts in [`LoadReport::in_flight_at_end`]. (The executor drops an
+/// attempt otherwise only at its timeout, which it counts itself.)
+struct Begun<'a> {
+    ctx: &'a Ctx,
+    finished: bool,
+}
+
+impl Drop for Begun<'_> {
+    fn drop(&mut self) {
+        if !self.finished && self.ctx.ending.load(Relaxed) {
+            self.ctx.unfinished.fetch_add(1, Relaxed);
+        }
+    }
+}
+
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Relaxed);
@@ -349,6 +374,13 @@ impl Drop for InFlight<'_> {
 }
 
 async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
+    let mut begun = Begun { ctx, finished: false };
+    let result = send(ctx, number).await;
+    begun.finished = true;
+    result
+}
+
+async fn send(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
@@ -418,7 +450,8 @@ fn report(ctx: &Ctx) -> LoadReport {
     let (ok, errors, timedout, retries) =
         (sum(|s| s.ok), sum(|s| s.errors), sum(|s| s.timedout), sum(|s| s.retries));
     let mut latencies = ctx.latencies.lock().expect("no panics while locked").clone();
-    let attempts = ok + errors + timedout;
+    let in_flight_at_end = ctx.unfinished.load(Relaxed);
+    let attempts = ok + errors + timedout + in_flight_at_end;
     LoadReport {
         ok,
         errors,
@@ -426,6 +459,7 @@ fn report(ctx: &Ctx) -> LoadReport {
         retries,
         gave_up: ctx.gave_up.load(Relaxed),
         cut: ctx.cut.load(Relaxed),
+        in_flight_at_end,
         malformed_retry_after: ctx.malformed.load(Relaxed),
         wait_s: ctx.waited_ns.load(Relaxed) as f64 / 1e9,
         attempts_per_success: if ok == 0 { 0.0 } else { attempts as f64 / ok as f64 },
@@ -438,6 +472,7 @@ fn report(ctx: &Ctx) -> LoadReport {
             ctx.timedout_at.iter().map(|t| t.load(Relaxed)).collect()
         },
         last_error: ctx.last_error.lock().expect("no panics while locked").clone(),
+        lateness: ctx.lateness.summary(),
     }
 }
 

@@ -77,11 +77,16 @@ pub struct LoadReport {
     pub gave_up: u64,
     /// Requests still retrying when the run ended (cancelled, counted nowhere else).
     pub cut: u64,
+    /// Attempts still in flight when the run ended (sent or waiting for a permit, cut before
+    /// an answer or their timeout): attempts = `ok` + `errors` + `timedout` + this, as the
+    /// simulator counts them (every attempt sent).
+    pub in_flight_at_end: u64,
     /// `Retry-After` headers that did not parse (ignored: the policy's delay was used).
     pub malformed_retry_after: u64,
     /// Total time requests spent waiting between attempts (the policies' delays), in seconds.
     pub wait_s: f64,
-    /// Attempts per successful request, or 0 with no success.
+    /// Attempts (those in flight at the end included) per successful request, or 0 with no
+    /// success.
     pub attempts_per_success: f64,
     /// Latency of successful requests, in milliseconds.
     pub latency_ms: Percentiles,
@@ -96,6 +101,9 @@ pub struct LoadReport {
     /// order); empty without.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub replica_timedout: Vec<u64>,
+    /// How late the load generator woke up for its scheduled arrivals (open loop) or ends of
+    /// thinking (closed loop).
+    pub lateness: super::LatenessSummary,
 }
 
 /// S5's status line over seconds `[from, to)` plus the retry rate.

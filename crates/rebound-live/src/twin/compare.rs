@@ -29,7 +29,8 @@ pub fn live_report(
 ) -> StormReport {
     let series: Vec<Point> = load.series.iter().map(crate::load::Second::to_point).collect();
     let j = judge_run(scenario, &series);
-    let attempts = load.ok + load.errors + load.timedout;
+    // Every attempt sent, as the simulator counts them: answered, timed out or still in flight.
+    let attempts = attempts(load);
     let started = started(load);
     let per = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
     let entry = services.get(super::entry(scenario));
@@ -60,6 +61,12 @@ pub fn live_report(
     };
     report.replications = Replications::of(vec![RunSummary::of(&report, seed)]);
     report
+}
+
+/// Users' attempts in a load run: `ok` + `errors` + `timedout` + `in_flight_at_end` (the
+/// simulator's `attempts` counts every attempt sent, answered or not).
+pub fn attempts(load: &LoadReport) -> u64 {
+    load.ok + load.errors + load.timedout + load.in_flight_at_end
 }
 
 /// Users' requests started in a load run: those that succeeded, were given up, or were still
@@ -244,5 +251,18 @@ mod tests {
         assert_eq!((r.verdict.as_str(), r.recovery_s), ("recovered", Some(2.0)));
         assert_eq!(r.attempts_per_request, 2500.0 / 2510.0);
         assert_eq!(r.replications.runs, 1);
+    }
+
+    #[test]
+    fn attempts_in_flight_at_the_end_count() {
+        // No retries: 20 requests answered, 10 cut with their one attempt still in flight.
+        let sc = Scenario::from_toml(
+            "duration = \"3s\"\nstatus_interval = \"1s\"\n[[service]]\nname = \"a\"\nservice_time = \"constant:1s\"\n[outage]\nkind = \"none\"\n",
+        )
+        .unwrap();
+        let load = LoadReport { ok: 20, cut: 10, in_flight_at_end: 10, ..LoadReport::default() };
+        let r = live_report(&sc, "p", 1, &load, Vec::new());
+        assert_eq!((r.attempts, r.attempts_per_request), (30, 1.0));
+        assert_eq!(r.attempts, r.ok + r.errors + r.timedout + load.in_flight_at_end);
     }
 }

@@ -12,17 +12,24 @@
 //! `/metrics` is scraped once a second ([`scrape`], [`series`]), and the run becomes a
 //! [`rebound_sim::StormReport`] judged by the simulator's verdict code ([`compare`]).
 //!
+//! A process that exits or stops answering its `/metrics` ends the run with an error naming
+//! it ([`watch`]); the run measures its own fidelity (the load generator's lateness, the
+//! processes' scheduling delay, the CPU time other processes left: [`fidelity`]) so that a
+//! comparison made on a saturated host is marked not valid instead of read as a disagreement.
+//!
 //! Bounds: the load runs the scenario's `duration`; the whole run — start-up, load, scrapes —
 //! is cut at `duration` + [`MARGIN`] + [`processes::READY_WITHIN`] per process at most, and
 //! every process is reaped on every way out.
 
 pub mod compare;
+pub mod fidelity;
 pub mod outage;
 pub mod processes;
 pub mod scale;
 pub mod scrape;
 pub mod series;
 mod supervise;
+pub mod watch;
 
 pub use supervise::{check, run, TwinConfig, TwinRun, MARGIN};
 

@@ -1,27 +1,24 @@
 //! One live run of a stack: start the processes, run the users, do the outage, scrape, watch
 //! for a process that dies, and end everything — in that order, on every way out.
 
-use super::processes::{self, Launch, ServiceProcess};
-use super::scrape::Snapshot;
+use super::processes::{self, Launch};
 use super::series::Recording;
-use super::{compare, outage};
+use super::watch::{self, Watched};
+use super::{compare, fidelity, outage};
 use crate::load::{self, LoadConfig, Second};
 use crate::LiveError;
 use rebound_sim::{Scenario, StormReport};
 use std::future::Future;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch as channel};
 use tokio::time::Instant;
 
 /// Time a run may take past the scenario's `duration` once its processes are up: 30 s (the
 /// load's wind-down, the last scrape, reaping).
 pub const MARGIN: Duration = Duration::from_secs(30);
-
-/// How long one scrape of one process may take: 800 ms (scrapes are a second apart).
-pub const SCRAPE_TIMEOUT: Duration = Duration::from_millis(800);
 
 /// Most service processes a live run starts (replicas counted): 16.
 pub const MAX_PROCESSES: u32 = 16;
@@ -51,6 +48,8 @@ pub struct TwinRun {
     pub report: StormReport,
     /// The users' own report.
     pub load: load::LoadReport,
+    /// Whether the host let the run measure the stack ([`fidelity`]).
+    pub fidelity: fidelity::Fidelity,
 }
 
 /// Refuses what the live twin cannot run, naming the scenario key (a usage error).
@@ -121,7 +120,8 @@ fn write_scenario(s: &Scenario) -> Result<TempScenario, LiveError> {
 ///
 /// # Errors
 /// [`check`]'s; [`processes::start`]'s; [`LiveError::ChildDied`] if a process exits during
-/// the run; the outage's and the load's errors; [`LiveError::Io`] if the run outlasts
+/// the run; [`LiveError::Unresponsive`] if one leaves [`watch::MAX_MISSED`] scrapes of its
+/// `/metrics` in a row unanswered (not while the outage stops it); the outage's and the load's errors; [`LiveError::Io`] if the run outlasts
 /// `duration` + [`MARGIN`].
 pub async fn run(
     config: TwinConfig,
@@ -143,19 +143,26 @@ pub async fn run(
     let url = urls.next().unwrap_or_default();
     let replicas = urls.collect();
     let targets = outage::targets(sc, &procs);
-    let urls: Vec<String> = procs.iter().map(|p| format!("{}/metrics", p.url)).collect();
+    let watched: Vec<Watched> = procs
+        .iter()
+        .map(|p| Watched { url: format!("{}/metrics", p.url), label: p.label.clone(), pid: p.pid })
+        .collect();
     let recording_of = procs.iter().map(|p| p.id).collect();
+    let probe =
+        fidelity::Probe::start(procs.iter().map(|p| (p.label.clone(), p.pid.as_raw().unsigned_abs())));
     let procs = Arc::new(Mutex::new(procs));
-    let stopped: Arc<Vec<AtomicBool>> = Arc::new(urls.iter().map(|_| AtomicBool::new(false)).collect());
+    let stopped: Arc<Vec<AtomicBool>> = Arc::new(watched.iter().map(|_| AtomicBool::new(false)).collect());
     let seconds = sc.duration.as_secs_f64().ceil() as usize;
-    let (done_tx, done_rx) = watch::channel(false);
+    let (done_tx, done_rx) = channel::channel(false);
     let start = Instant::now();
-    let scraper = tokio::spawn(scrape(urls, stopped.clone(), seconds, start, done_rx));
+    let (alarm_tx, alarm_rx) = oneshot::channel();
+    let scraper = tokio::spawn(watch::scrape(watched, stopped.clone(), seconds, start, done_rx, alarm_tx));
     let load = LoadConfig { url, replicas, duration: sc.duration, seed, ..config.load.clone() };
     let outcome = tokio::time::timeout(sc.duration + MARGIN, async {
         tokio::select! {
             r = load::run(load, stop, on_second) => r,
-            e = watch_children(procs.clone()) => Err(e),
+            e = watch::children(procs.clone()) => Err(e),
+            Ok(e) = alarm_rx => Err(e),
             Err(e) = outage::run(sc, &targets, stopped, start) => Err(e),
         }
     })
@@ -167,14 +174,24 @@ pub async fn run(
             expected: "a run that ends within duration + 30 s",
         })
     });
+    // Fidelity is read before the processes are ended.
+    let measured = outcome.map(|l| {
+        let f = probe.finish(l.lateness);
+        (l, f)
+    });
     // A run that went to its end gets its last scrape (at most a second away); one cut short
     // stops scraping now.
-    if outcome.is_err() || start.elapsed() < sc.duration {
+    if measured.is_err() || start.elapsed() < sc.duration {
         let _ = done_tx.send(true);
     }
-    let ticks = scraper.await.unwrap_or_default();
+    let (ticks, unanswered) = scraper.await.unwrap_or_default();
     drop(procs);
-    let load = outcome?;
+    let (load, fidelity) = measured?;
+    // A process that stopped answering in the run's last seconds: no figures from its last
+    // scrape.
+    if let Some(e) = unanswered {
+        return Err(e);
+    }
     let rec = Recording { processes: recording_of, ticks };
     let users_timedout: Vec<u64> = load.series.iter().map(|s| s.timedout).collect();
     let services = super::series::services(
@@ -186,47 +203,5 @@ pub async fn run(
         &load.replica_timedout,
     );
     let report = compare::live_report(sc, &config.policy, seed, &load, services);
-    Ok(TwinRun { report, load })
-}
-
-/// Completes with the error of the first process found exited (checked every 200 ms).
-async fn watch_children(procs: Arc<Mutex<Vec<ServiceProcess>>>) -> LiveError {
-    loop {
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let mut list = procs.lock().expect("no panics while locked");
-        if let Some(e) = list.iter_mut().find_map(|p| p.exited().map(|s| p.died(s))) {
-            return e;
-        }
-    }
-}
-
-/// Scrapes every process not stopped once a second, at seconds 0..=`seconds` of the run.
-async fn scrape(
-    urls: Vec<String>,
-    stopped: Arc<Vec<AtomicBool>>,
-    seconds: usize,
-    start: Instant,
-    mut done: watch::Receiver<bool>,
-) -> Vec<Vec<Option<Snapshot>>> {
-    let Ok(client) = reqwest::Client::builder().timeout(SCRAPE_TIMEOUT).build() else { return Vec::new() };
-    let mut ticks = Vec::with_capacity(seconds + 1);
-    for k in 0..=seconds {
-        tokio::select! {
-            () = tokio::time::sleep_until(start + Duration::from_secs(k as u64)) => {}
-            _ = done.wait_for(|d| *d) => break,
-        }
-        let one = |i: usize| {
-            let (client, url) = (client.clone(), urls[i].clone());
-            let skip = stopped[i].load(Relaxed);
-            async move {
-                if skip {
-                    return None;
-                }
-                let text = client.get(&url).send().await.ok()?.text().await.ok()?;
-                Some(Snapshot::parse(&text))
-            }
-        };
-        ticks.push(futures_util::future::join_all((0..urls.len()).map(one)).await);
-    }
-    ticks
+    Ok(TwinRun { report, load, fidelity })
 }
