@@ -45,7 +45,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run each policy's evidence storm this many times (seeds 1, 2, …), 1 to 10000, and state
-    /// the recommendation's probability of recovery with its 95 % interval.
+    /// the recommendation's probability of recovery with its 95 % interval. All the runs
+    /// together may take at most 1e10 estimated events.
     #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in)]
     runs: u32,
     /// Print one JSON document (its `spec` field is the recommended spec).

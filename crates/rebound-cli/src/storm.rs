@@ -41,7 +41,8 @@ pub struct Args {
     #[arg(long)]
     seed: Option<u64>,
     /// Run each policy this many times, 1 to 10000, with seeds seed, seed+1, …, on all cores;
-    /// the output is the same whatever the number of threads.
+    /// the output is the same whatever the number of threads. All the runs together may take
+    /// at most 1e10 estimated events (runs × each policy's estimate).
     #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in, conflicts_with = "bench")]
     runs: u32,
     /// Print one JSON document instead of text.
