@@ -15,6 +15,7 @@ mod output;
 mod plot;
 mod progress;
 mod schedule;
+mod schema;
 mod serve;
 mod serve_stack;
 mod shard;
@@ -62,6 +63,7 @@ enum Command {
     Experiment(experiment::Command),
     /// The lab in a browser: a local page to build a scenario, run it and compare policies.
     Lab(lab::Args),
+    Schema(schema::Args),
     Completions(install::CompletionsArgs),
     Man(install::ManArgs),
 }
@@ -119,6 +121,7 @@ fn main() -> ExitCode {
         Command::Load(args) => load::run(args),
         Command::Experiment(command) => experiment::run(command),
         Command::Lab(args) => lab::run(args),
+        Command::Schema(args) => schema::run(args),
         Command::Completions(args) => install::completions(args),
         Command::Man(args) => install::man(args),
         Command::Merge(args) => merge(&args),
