@@ -6,6 +6,7 @@ mod contend;
 mod dry_run;
 mod exec;
 mod experiment;
+mod first_screen;
 mod html;
 mod install;
 mod lab;
