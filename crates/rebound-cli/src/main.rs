@@ -7,6 +7,7 @@ mod dry_run;
 mod exec;
 mod experiment;
 mod export;
+mod first_screen;
 mod html;
 mod install;
 mod lab;
@@ -16,6 +17,7 @@ mod output;
 mod plot;
 mod progress;
 mod schedule;
+mod schema;
 mod serve;
 mod serve_stack;
 mod shard;
@@ -69,6 +71,7 @@ enum Command {
     Experiment(experiment::Command),
     /// The lab in a browser: a local page to build a scenario, run it and compare policies.
     Lab(lab::Args),
+    Schema(schema::Args),
     Completions(install::CompletionsArgs),
     Man(install::ManArgs),
 }
@@ -127,6 +130,7 @@ fn main() -> ExitCode {
         Command::Load(args) => load::run(args),
         Command::Experiment(command) => experiment::run(command),
         Command::Lab(args) => lab::run(args),
+        Command::Schema(args) => schema::run(args),
         Command::Completions(args) => install::completions(args),
         Command::Man(args) => install::man(args),
         Command::Merge(args) => merge(&args),

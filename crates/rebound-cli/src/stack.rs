@@ -51,9 +51,15 @@ pub fn describe(s: &Scenario) -> String {
     out
 }
 
-/// Per policy: the edge's S5 status lines and every service's; then the summary table.
+/// Per policy: the edge's S5 status lines and every service's; then the summary table (the
+/// live twin's text).
 pub fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
-    let mut out = format!("scenario: {}\n", describe(s));
+    format!("scenario: {}\n", describe(s)) + &timeline(s, reports) + "\n" + &summary(s, reports)
+}
+
+/// Per policy, run 0's status lines of the users and of every service.
+pub fn timeline(s: &Scenario, reports: &[StormReport]) -> String {
+    let mut out = String::new();
     let step = s.status_interval.as_secs().max(1) as usize;
     let width =
         reports.iter().flat_map(|r| r.services.iter().map(|v| v.name.len())).max().unwrap_or(4).max(5);
@@ -67,7 +73,12 @@ pub fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
             }
         }
     }
-    out += "\n";
+    out
+}
+
+/// Run 0's table per policy (verdict, goodput, amplification at each service), and the
+/// replications' when there are several runs.
+pub fn summary(s: &Scenario, reports: &[StormReport]) -> String {
     let names: Vec<String> = reports
         .first()
         .map_or(Vec::new(), |r| r.services.iter().map(|v| format!("amplification {}", v.name)).collect());
@@ -94,7 +105,7 @@ pub fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
         "attempts_per_success",
     ];
     header.extend(names.iter().map(String::as_str));
-    out + &table::render(&header, &rows) + &crate::verdicts::replications(reports)
+    table::render(&header, &rows) + &crate::verdicts::replications(reports)
 }
 
 /// One panel per service: goodput and arrivals per policy, the outage shaded.

@@ -19,12 +19,15 @@ use std::time::Duration;
 /// With no arguments: 1000 clients (≈ 100 req/s, 2 s timeout) against S5's server, paused from
 /// 15 s to 45 s, run to 120 s, once for each of seven policies (fixed 100 ms; S5's exponential
 /// with normal jitter; exponential with full, decorrelated and Thain's jitter; fixed 100 ms
-/// under a gRPC retry budget and under SRE client-side throttling). Prints S5's
-/// status lines every 5 simulated seconds and a summary: the verdict (healthy, recovered,
-/// stuck, unstable; see the guide's "Reading a verdict"), recovery time after the outage (goodput
-/// back to >= 90 % of before), peak concurrency, users' attempts per request started and per
-/// success, and total client wait. With --runs N, each policy runs N times (seeds seed..seed+N-1,
-/// in parallel) and the summary adds the probability of recovery with its 95 % interval.
+/// under a gRPC retry budget and under SRE client-side throttling), 10 times each (seeds 1..=10).
+/// Prints first one line per policy — its verdict, the runs that recovered with the 95 %
+/// interval of the probability, a sparkline of goodput over time, attempts per request — and a
+/// sentence saying what the runs show; then the details: recovery time after the outage
+/// (goodput back to >= 90 % of before), peak concurrency, users' attempts per request started
+/// and per success, total client wait, and the replications' intervals. --timeline adds S5's
+/// status lines every 5 simulated seconds. --runs 1 (or --seed S) is S5's single-seed run.
+///
+/// Also: `rebound storm --runs 1 --timeline`.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example:\n  $ rebound storm --scenario examples/scenarios/three-tier.toml",
@@ -41,10 +44,15 @@ pub struct Args {
     #[arg(long)]
     seed: Option<u64>,
     /// Run each policy this many times, 1 to 10000, with seeds seed, seed+1, …, on all cores;
-    /// the output is the same whatever the number of threads. All the runs together may take
-    /// at most 1e10 estimated events (runs × each policy's estimate).
-    #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in, conflicts_with = "bench")]
-    runs: u32,
+    /// the output is the same whatever the number of threads. Default: 10 on the built-in
+    /// scenario without --policy or --seed (enough for an interval), else 1. All the runs
+    /// together may take at most 1e10 estimated events (runs × each policy's estimate).
+    #[arg(long, value_parser = crate::usage::runs_in, conflicts_with = "bench")]
+    runs: Option<u32>,
+    /// Also print the status lines: per policy, goodput, errors, timeouts and concurrency every
+    /// status_interval (run 0's; the JSON always has them per second).
+    #[arg(long)]
+    timeline: bool,
     /// Print one JSON document instead of text.
     #[arg(long)]
     json: bool,
@@ -82,6 +90,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         return bench(args.policies.first(), args.clients, args.seed);
     }
+    let runs = args.runs.unwrap_or_else(|| default_runs(&args));
     // A bad scenario is a usage error (exit 2), naming the file and the key.
     let mut scenario = match load_scenario(args.scenario.as_deref(), &args.policies) {
         Ok(s) => s,
@@ -103,20 +112,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // The policies given on the command line are costed too (a usage error past a bound).
     rebound_sim::cost::check(&scenario, &rebound_sim::cost::CLI).map_err(|e| usage(e.to_string()))?;
     // And all the runs together (issue 34, item 12).
-    rebound_sim::cost::check_runs(&scenario, &scenario.policies, args.runs)
+    rebound_sim::cost::check_runs(&scenario, &scenario.policies, runs)
         .map_err(|e| usage(e.to_string()))?;
     let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
-    let reports =
-        replicate::run_all_with(&scenario, &scenario.policies, args.runs, replicate::Until::End, &stop)
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let reports = replicate::run_all_with(&scenario, &scenario.policies, runs, replicate::Until::End, &stop)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let stack = !scenario.services.is_empty();
-    let text = || {
-        if stack {
-            crate::stack::render_text(&scenario, &reports)
-        } else {
-            render_text(&scenario, &reports)
-        }
-    };
+    let text = || first_screen(&scenario, &reports, args.timeline);
     let charts =
         || if stack { crate::stack::panels(&scenario, &reports) } else { panels(&scenario, &reports) };
     if args.json {
@@ -143,12 +145,45 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// A chart that cannot be drawn.
 pub fn html_report(scenario: &Scenario, reports: &[StormReport]) -> Result<crate::html::Report> {
     let stack = !scenario.services.is_empty();
-    let text =
-        if stack { crate::stack::render_text(scenario, reports) } else { render_text(scenario, reports) };
+    let text = first_screen(scenario, reports, true);
     let charts = if stack { crate::stack::panels(scenario, reports) } else { panels(scenario, reports) };
     crate::html::Report::new("rebound storm")
         .text("Scenario, status lines and summary", &text)
         .chart("Goodput and concurrency (outage shaded)", |p| plot::draw(p, &charts))
+}
+
+/// The runs a bare `rebound storm` makes: 10 on the built-in scenario (the quick start's main
+/// job: enough runs to state an interval, ≈ 6 s on 2 cores in a release build), 1 when a
+/// scenario, policy or seed is given (S5's single-seed run stays `--runs 1` or `--seed 1`).
+fn default_runs(args: &Args) -> u32 {
+    let builtin = args.scenario.is_none() && args.policies.is_empty() && args.seed.is_none();
+    if builtin && !args.bench {
+        10
+    } else {
+        1
+    }
+}
+
+/// The text `storm` prints: the scenario, the first screen, the details, and the status lines
+/// with `timeline`.
+fn first_screen(s: &Scenario, reports: &[StormReport], timeline: bool) -> String {
+    let stack = !s.services.is_empty();
+    let describe = if stack { crate::stack::describe(s) } else { describe(s) };
+    let mut out = format!(
+        "scenario: {describe}
+
+"
+    ) + &crate::first_screen::render(s, reports)
+        + "
+";
+    out += &if stack { crate::stack::summary(s, reports) } else { summary(reports) };
+    if timeline {
+        out += "
+timeline (run 0)
+";
+        out += &if stack { crate::stack::timeline(s, reports) } else { status_lines(s, reports) };
+    }
+    out
 }
 
 /// The JSON document `storm --json` prints (and the lab's API returns) for `scenario`, whose
@@ -200,18 +235,22 @@ pub fn describe(s: &Scenario) -> String {
     )
 }
 
-fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
-    let mut out = format!("scenario: {}\n", describe(s));
+/// S5's status lines of each policy's run 0, every `status_interval`.
+fn status_lines(s: &Scenario, reports: &[StormReport]) -> String {
+    let mut out = String::new();
     let step = s.status_interval.as_secs().max(1) as usize;
-    let run0 = if reports.first().is_some_and(|r| r.replications.runs > 1) { " (run 0)" } else { "" };
     for r in reports {
-        out += &format!("\npolicy: {}{run0}\n", r.policy);
+        out += &format!("\npolicy: {}\n", r.policy);
         for from in (0..r.series.len()).step_by(step) {
             let to = (from + step).min(r.series.len());
             out += &format!("  t={:>4}s  {}\n", to, status_line(&r.series, from, to));
         }
     }
-    out += "\n";
+    out
+}
+
+/// The details: run 0's table, and the replications' when there are several runs.
+fn summary(reports: &[StormReport]) -> String {
     let rows: Vec<Vec<String>> = reports
         .iter()
         .map(|r| {
@@ -223,7 +262,7 @@ fn render_text(s: &Scenario, reports: &[StormReport]) -> String {
             row
         })
         .collect();
-    out + &table::render(
+    table::render(
         &[
             "policy",
             "verdict",
@@ -318,4 +357,31 @@ fn bench(policy: Option<&Spec>, clients: Option<u32>, seed: Option<u64>) -> Resu
         ))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: super::Args,
+    }
+
+    fn runs(argv: &[&str]) -> u32 {
+        let args = Cli::parse_from(["storm"].iter().chain(argv)).args;
+        args.runs.unwrap_or_else(|| super::default_runs(&args))
+    }
+
+    #[test]
+    fn the_built_in_storm_runs_ten_times_unless_told_otherwise() {
+        assert_eq!(runs(&[]), 10);
+        assert_eq!(runs(&["--json"]), 10);
+        assert_eq!(runs(&["--runs", "1"]), 1, "S5's single-seed run");
+        assert_eq!(runs(&["--seed", "1"]), 1);
+        assert_eq!(runs(&["--policy", "constant:base=1s"]), 1);
+        assert_eq!(runs(&["--scenario", "x.toml"]), 1);
+        assert_eq!(runs(&["--scenario", "x.toml", "--runs", "20"]), 20);
+    }
 }

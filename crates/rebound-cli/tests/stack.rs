@@ -39,7 +39,14 @@ fn json_has_a_services_array_per_policy() {
 #[test]
 fn text_has_status_lines_per_service_and_amplification_in_the_summary() {
     let out = rebound()
-        .args(["storm", "--scenario", &example("open-loop.toml"), "--policy", "constant:max-retries=0"])
+        .args([
+            "storm",
+            "--scenario",
+            &example("open-loop.toml"),
+            "--policy",
+            "constant:max-retries=0",
+            "--timeline",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

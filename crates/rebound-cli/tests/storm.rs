@@ -15,7 +15,8 @@ fn json(args: &[&str]) -> Value {
 
 #[test]
 fn storm_default_scenario_shows_s5s_verdicts_in_json() {
-    let v = json(&["storm", "--json"]);
+    // One run (the default of 10 is checked in storm.rs's unit test; run 0 is the same).
+    let v = json(&["storm", "--json", "--runs", "1"]);
     assert_eq!(v["scenario"]["clients"]["count"], 1000);
     let policies = v["policies"].as_array().unwrap();
     assert_eq!(policies.len(), 7, "seven built-in policies");
@@ -45,8 +46,49 @@ fn storm_default_scenario_shows_s5s_verdicts_in_json() {
 }
 
 #[test]
-fn storm_text_has_s5_status_lines_and_a_summary() {
-    let out = rebound().args(["storm", "--policy", "constant:base=100ms"]).output().unwrap();
+fn storm_first_screen_answers_before_the_details_and_the_timeline_waits_for_its_flag() {
+    let policies = ["--policy", "constant:base=100ms", "--policy", "constant:base=100ms,budget=grpc:10:0.1"];
+    let out = rebound().args(["storm", "--runs", "2"]).args(policies).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("scenario: "), "{text}");
+    assert_eq!(lines[2], "2 runs per policy (seeds 1..=2), 95 % intervals", "{text}");
+    assert!(
+        lines[3].starts_with("policy")
+            && lines[3].contains("goodput 0–120 s (run 0)")
+            && lines[3].ends_with("attempts/request")
+    );
+    // One line per policy: verdict, k/N with its interval, a sparkline (the pause shows as no
+    // success), attempts per request with its interval.
+    assert!(
+        lines[5].starts_with("constant:base=100ms ")
+            && lines[5].contains("stuck")
+            && lines[5].contains("0/2 (<"),
+        "{text}"
+    );
+    assert!(
+        lines[6].contains("recovered")
+            && lines[6].contains("2/2 (>")
+            && lines[6].contains("1.00 (1.00–1.00)"),
+        "{text}"
+    );
+    for l in &lines[5..7] {
+        assert!(l.contains("███·") && l.chars().filter(|c| "·▁▂▃▄▅▆▇█".contains(*c)).count() == 24, "{l}");
+    }
+    assert!(
+        lines[8].starts_with(
+            "What it shows: 1 of 2 policies recovered in every run; 1 never recovered (constant:base=100ms)"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("OK: "), "no status lines without --timeline: {text}");
+    assert!(text.contains("replications: 2 runs per policy"), "the details follow: {text}");
+}
+
+#[test]
+fn storm_timeline_has_s5_status_lines_and_a_summary() {
+    let out = rebound().args(["storm", "--policy", "constant:base=100ms", "--timeline"]).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("t=   5s  OK: "), "{text}");
     assert!(

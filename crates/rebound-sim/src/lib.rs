@@ -92,6 +92,9 @@ pub mod report;
 pub mod retrier;
 pub mod scenario;
 pub mod scheduler;
+#[cfg(feature = "schema")]
+#[cfg_attr(docsrs, doc(cfg(feature = "schema")))]
+pub mod schema;
 pub mod serde_duration;
 pub mod server;
 pub mod shard;

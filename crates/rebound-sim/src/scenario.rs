@@ -29,17 +29,21 @@ pub(crate) use validate::{fmt, invalid};
 /// # Default
 /// 1000 clients thinking 10 s on average (≈ 100 req/s), 2 s timeout; S5's server (100 ms,
 /// limit 30, factor 1.05, k 15, 50 ms ticks, accept backlog 511); paused from 15 s to 45 s;
-/// run to 120 s; status every 5 s; seed 1; the seven default policies of [`default_policies`].
+/// run to 120 s; status every 5 s; seed 1; the seven policies of `rebound storm`
+/// ([`default_policies`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Scenario {
     /// The random seed: the same seed gives the same run, byte for byte.
     pub seed: u64,
     /// Simulated run time (default 120 s), in (0, 1 day].
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub duration: Duration,
     /// Interval of the S5 status lines (default 5 s), > 0.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub status_interval: Duration,
     /// The clients.
     pub clients: Clients,
@@ -50,8 +54,11 @@ pub struct Scenario {
     /// The services (`[[service]]`), users' entry point first by default; empty means one S5
     /// server configured by `[server]` (see [`crate::graph`]).
     #[serde(rename = "service", skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub services: Vec<crate::graph::ServiceConfig>,
-    /// Retry policies to compare, as Rebound specs; empty means [`default_policies`].
+    /// Retry policies to compare, as Rebound specs; empty means the seven of `rebound storm`
+    /// ([`default_policies`]).
+    #[cfg_attr(feature = "schema", schemars(with = "Vec<crate::schema::PolicySpec>"))]
     pub policies: Vec<Spec>,
     /// How a run's verdict is drawn (`[verdict]`, see [`crate::verdict`]).
     pub verdict: crate::verdict::VerdictConfig,
@@ -60,22 +67,27 @@ pub struct Scenario {
 /// The client population (S5's client flags): a closed loop of `count` users thinking `think`
 /// between requests, or an open loop of Poisson arrivals at `rate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Clients {
     /// Number of clients (default 1000), in [1, 10,000,000].
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 10_000_000)))]
     pub count: u32,
     /// Mean think time between a client's requests, exponentially distributed (default 10 s,
     /// S5's `-lambda`), > 0; or `0s`: no think time, the next request at once (S2's clients;
     /// needs `give_up_pause`).
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub think: Duration,
     /// Time a closed-loop client waits after its policy gave up on a request, before it thinks
     /// and starts the next one (default 0 s), at most a day; > 0 when `think` is 0 (else a
     /// request refused at once and given up at once would be resubmitted at once, forever).
     #[serde(with = "crate::serde_duration", skip_serializing_if = "Duration::is_zero")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, with = "crate::schema::HumanDuration"))]
     pub give_up_pause: Duration,
     /// Per-attempt timeout (default 2 s), > 0.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub timeout: Duration,
     /// Open loop: new user requests arrive as a Poisson process at this rate (`"500/s"`),
     /// whatever happens to earlier ones; `count` and `think` are then unused.
@@ -86,11 +98,13 @@ pub struct Clients {
     pub calls: Option<String>,
     /// Open loop: `poisson` (default) or `constant` gaps of `1 / rate` between arrivals.
     #[serde(skip_serializing_if = "Arrivals::is_poisson")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub arrivals: Arrivals,
     /// A load profile (`[[clients.phase]]`): from each phase's `start` to its `end`, its `rate`
     /// (open loop) or `count` (closed loop) replaces the base one. In time order, not
-    /// overlapping, at most [`load::MAX_PHASES`].
+    /// overlapping, at most 1000 ([`load::MAX_PHASES`]).
     #[serde(rename = "phase", skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub phases: Vec<Phase>,
     /// Network delay each way between the users and the service they call (any service-time
     /// form but `s5` and `linear`); default none.
@@ -99,38 +113,47 @@ pub struct Clients {
     /// Probability in [0, 1] that an attempt or its answer is lost on the users' link (the user
     /// times out); default 0.
     #[serde(skip_serializing_if = "crate::graph::is_zero")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, range(min = 0.0, max = 1.0)))]
     pub loss: f64,
     /// Which failures the users' policy may retry: `all` (default), `errors` or `timeouts`.
     #[serde(skip_serializing_if = "crate::retrier::RetryOn::is_all")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub retry_on: crate::retrier::RetryOn,
     /// What the users' policy does with the entry service's `Retry-After` (a rate limit's
     /// 429): `honour` (default: wait at least that long, give up above 60 s, as the library's
     /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
     #[serde(skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub retry_after: crate::retrier::RetryAfter,
     /// Who shares the users' retry budget and retry breaker (`budget=`, `retry-breaker=` in
     /// their policy): `shared` (default, one for all users) or `client` (one per user:
     /// Brooker's per-client bucket; [`crate::retrier::ClientBudgetScope`]).
     #[serde(skip_serializing_if = "crate::retrier::ClientBudgetScope::is_shared")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub budget_scope: crate::retrier::ClientBudgetScope,
 }
 
 /// S5's server: a response takes `min_delay * factor^((c - concurrency_limit) / k)` above the
 /// concurrency limit, recomputed every `tick` from the current concurrency `c`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Server {
     /// Response time at or below the limit (default 100 ms).
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub min_delay: Duration,
     /// In-flight requests served at `min_delay` (default 30).
     pub concurrency_limit: u64,
     /// Growth per `k` requests above the limit (default 1.05), finite, ≥ 1.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1.0)))]
     pub factor: f64,
     /// Requests above the limit per step of `factor` (default 15), > 0.
+    #[cfg_attr(feature = "schema", schemars(extend("exclusiveMinimum" = 0)))]
     pub k: f64,
     /// How often a request re-checks its delay (default 50 ms, S5's handler), > 0.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub tick: Duration,
     /// Connections the kernel holds while the server is paused (default 511, the listen
     /// backlog of nginx and Redis on Linux; see the crate docs for why not 1024).
@@ -141,6 +164,7 @@ pub struct Server {
 
 /// What the kernel does with a connection attempt when the accept backlog is full.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BacklogFull {
     /// The SYN is dropped: the client sees its timeout (Linux's behaviour).
@@ -151,6 +175,7 @@ pub enum BacklogFull {
 
 /// What goes wrong, from `start` to `end`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct Outage {
     /// The service it hits (a `[[service]]` name); default: the one users call.
@@ -163,20 +188,25 @@ pub struct Outage {
     pub kind: OutageKind,
     /// When it begins (default 15 s).
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub start: Duration,
     /// When it ends (default 45 s), > start.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub end: Duration,
     /// For `capacity-cut`: every response takes this many times longer (default 10), finite,
     /// ≥ 1.
+    #[cfg_attr(feature = "schema", schemars(range(min = 1.0)))]
     pub slowdown: f64,
     /// For `load-spike`: the offered load (open-loop rate, or closed-loop active users) is
     /// multiplied by this, in (0, 1000] (default 2).
     #[serde(skip_serializing_if = "is_default_factor")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, extend("exclusiveMinimum" = 0), range(max = 1000.0)))]
     pub factor: f64,
     /// For `errors`: the probability, in [0, 1], that each attempt at the service fails (an
     /// error answer after its service time) during the outage (default 1).
     #[serde(skip_serializing_if = "is_one")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, range(min = 0.0, max = 1.0)))]
     pub error_rate: f64,
 }
 
@@ -193,6 +223,7 @@ pub const DEFAULT_SPIKE_FACTOR: f64 = 2.0;
 
 /// Kinds of outage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum OutageKind {
     /// No outage.

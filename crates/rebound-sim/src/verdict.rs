@@ -69,17 +69,21 @@ use std::time::Duration;
 /// `baseline = "10s"`, `window = "5s"`, `threshold = 0.9`: S5's reading of its experiment,
 /// which every figure in the README was judged with.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct VerdictConfig {
     /// How much goodput before the trigger makes the baseline: whole seconds in [1 s, 1 day];
     /// all of the run before the trigger when it starts sooner.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub baseline: Duration,
     /// The window goodput is averaged over: whole seconds in [1 s, 1 day]; the whole run when
     /// the run is shorter.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub window: Duration,
     /// The share of the baseline that counts as back, in (0, 1].
+    #[cfg_attr(feature = "schema", schemars(extend("exclusiveMinimum" = 0), range(max = 1.0)))]
     pub threshold: f64,
 }
 

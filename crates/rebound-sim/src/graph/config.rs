@@ -27,19 +27,24 @@ pub const MAX_ARRIVALS: f64 = 1e9;
 /// Named `server`, 64 workers, a queue of 256, an exponential service time of mean 10 ms, no
 /// deadline propagation, refusals free, no downstream calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct ServiceConfig {
     /// The service's name, unique in the scenario, 1 to 64 characters.
+    #[cfg_attr(feature = "schema", schemars(length(min = 1, max = 64)))]
     pub name: String,
     /// Requests served at once, in [1, 100,000] (ignored by `s5`, which has no limit).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 100_000)))]
     pub workers: u32,
     /// Requests waiting for a worker, in [0, 10,000,000]; an arrival past them is shed (refused
     /// at once). For `s5`: see `[server] backlog`.
+    #[cfg_attr(feature = "schema", schemars(range(max = 10_000_000)))]
     pub queue: u32,
     /// Processor time spent refusing one shed arrival, in [0, 1 h] (S2's capacity server: 2.5
     /// ms): it preempts the request on the service's first worker, whose own work ends that
     /// much later (see [`crate::graph`]). Not for `s5`.
     #[serde(with = "crate::serde_duration", skip_serializing_if = "Duration::is_zero")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, with = "crate::schema::HumanDuration"))]
     pub refusal_cost: Duration,
     /// The time a worker spends on a request besides its downstream calls.
     pub service_time: ServiceTime,
@@ -52,10 +57,12 @@ pub struct ServiceConfig {
     /// Probability in [0, 1] that a request fails: an error answer after its service time,
     /// without its calls (default 0). An `errors` outage adds its own: both must pass.
     #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, range(min = 0.0, max = 1.0)))]
     pub error_rate: f64,
     /// What an arrival past a full queue gets: `error` (default: refused at once) or `drop`
     /// (no answer: its caller times out). For `s5`: see `[server] backlog_full`.
     #[serde(skip_serializing_if = "OnFull::is_error")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub on_full: OnFull,
     /// A token bucket in front of the service (`"100/s"`, `"30/m"`, `"3600/h"`, in (0,
     /// 10,000,000] per second): an arrival past it is answered 429 at once, with a
@@ -66,10 +73,12 @@ pub struct ServiceConfig {
     /// The bucket's size, in [1, 10,000,000] tokens (only with `rate_limit`); default the
     /// rate's tokens per second, at least 1.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 10_000_000)))]
     pub burst: Option<u32>,
     /// Which waiting request a free worker takes: `fifo` (default), `lifo`, or `adaptive-lifo`
     /// (newest first while more than `adaptive_lifo_threshold` wait). Not for `s5`.
     #[serde(skip_serializing_if = "super::defense::QueueDiscipline::is_fifo")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub queue_discipline: super::defense::QueueDiscipline,
     /// For `adaptive-lifo`: newest first while more than this many requests wait, in [0,
     /// `queue`] (default: half the queue).
@@ -91,15 +100,18 @@ pub struct ServiceConfig {
     /// counted); every attempt at it, retries and hedges included, goes to one through
     /// `balancer`. Default 1.
     #[serde(skip_serializing_if = "super::defense::is_one")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, range(min = 1, max = 64)))]
     pub replicas: u32,
     /// How an attempt picks a replica: `round-robin` (default), `random`,
     /// `least-outstanding` or `power-of-two` ([`super::defense::Balancer`]).
     #[serde(skip_serializing_if = "super::defense::Balancer::is_round_robin")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub balancer: super::defense::Balancer,
 }
 
 /// What a service does with an arrival when its queue is full.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum OnFull {
     /// Refuse it at once: an error to its caller.
@@ -147,6 +159,7 @@ impl Default for ServiceConfig {
 /// A downstream call: which service, with which retry policy, and how long to wait for each
 /// attempt.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CallConfig {
     /// The service called (a `[[service]]` name).
@@ -155,9 +168,11 @@ pub struct CallConfig {
     /// included; one budget and one throttle per calling service and call, shared by its
     /// workers). Default `none`: no retries.
     #[serde(default = "no_retries")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::PolicySpec"))]
     pub policy: Spec,
     /// Per-attempt timeout; default: the users' `clients.timeout`.
     #[serde(default, with = "crate::serde_duration::option")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration", transform = crate::schema::no_default))]
     pub timeout: Option<Duration>,
     /// Network delay each way (any service-time form but `s5` and `linear`); default none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,20 +180,24 @@ pub struct CallConfig {
     /// Probability in [0, 1] that an attempt or its answer is lost (the caller times out);
     /// default 0. Each way loses `1 − √(1 − loss)`, so that a round trip loses `loss`.
     #[serde(default, skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, range(min = 0.0, max = 1.0)))]
     pub loss: f64,
     /// Which failures the call's policy may retry: `all` (default), `errors`, `timeouts`.
     #[serde(default, skip_serializing_if = "crate::retrier::RetryOn::is_all")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub retry_on: crate::retrier::RetryOn,
     /// What the call's policy does with a callee's `Retry-After` (a rate limit's 429):
     /// `honour` (default: wait at least that long, give up above 60 s, as the library's
     /// executors do) or `ignore` ([`crate::retrier::RetryAfter`]).
     #[serde(default, skip_serializing_if = "crate::retrier::RetryAfter::is_honour")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub retry_after: crate::retrier::RetryAfter,
     /// Who shares the call's retry budget and retry breaker (`budget=`, `retry-breaker=` in
     /// its policy): `service` (default, one for the calling service's workers) or `worker` (one
     /// per worker;
     /// [`crate::retrier::CallBudgetScope`]).
     #[serde(default, skip_serializing_if = "crate::retrier::CallBudgetScope::is_service")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub budget_scope: crate::retrier::CallBudgetScope,
 }
 

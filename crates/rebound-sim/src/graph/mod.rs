@@ -120,7 +120,8 @@ pub use config::{
     MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
 pub use defense::{
-    Balancer, Codel, CodelConfig, ConcurrencyLimiter, Discipline, QueueDiscipline, ReplicaReport, ShedBy,
+    Balancer, Codel, CodelConfig, ConcurrencyLimit, ConcurrencyLimiter, Discipline, QueueDiscipline,
+    ReplicaReport, ShedBy,
 };
 pub use engine::{run, run_measured, run_stoppable, Measured, Until};
 pub use network::Link;

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 /// Whether a caller's policy honours a server's wait hint.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RetryAfter {
     /// Wait at least the hint, up to the 60 s ceiling (above it: give up), as the library's

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 /// it does not retry ends the request as a give-up; the policy's budget, throttle and breaker
 /// still hear of it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum RetryOn {
     /// Errors (answers, refusals, rejections by the caller's own throttle or breaker) and

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 /// `[clients] budget_scope`: one budget for all users, or one per user.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ClientBudgetScope {
     /// One budget shared by every user (default).
@@ -30,6 +31,7 @@ pub enum ClientBudgetScope {
 /// `[[service.call]] budget_scope`: one budget for the calling service's workers, or one per
 /// worker.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum CallBudgetScope {
     /// One budget shared by the calling service's workers for this call (default).

@@ -18,6 +18,7 @@ pub const MAX_SPIKE_FACTOR: f64 = 1000.0;
 
 /// How open-loop arrivals are spaced.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Arrivals {
     /// A Poisson process: exponential gaps of mean `1 / rate` (the default).
@@ -37,22 +38,27 @@ impl Arrivals {
 /// loop's number of active users `count` replaces the base value (`clients.rate` or
 /// `clients.count`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Phase {
     /// When it begins, in [0, duration).
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub start: Duration,
     /// When it ends, in (start, duration]; the next phase starts at or after it.
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub end: Duration,
     /// Open loop: the arrival rate during the phase, `"0/s"` (no arrivals: the queue drains)
     /// up to 10,000,000/s.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "phase_rate")]
+    #[cfg_attr(feature = "schema", schemars(with = "Option<crate::graph::Rate>"))]
     pub rate: Option<Rate>,
     /// Closed loop: the users active during the phase, in [0, 10,000,000]. A user past the
     /// count finishes its current request, then waits; one that becomes active again starts
     /// with a think time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(max = 10_000_000)))]
     pub count: Option<u32>,
 }
 

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 /// The `balancer` key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Balancer {
     /// The next replica in turn.

@@ -24,14 +24,17 @@ pub const MAX_CODEL_TIME: Duration = Duration::from_secs(3600);
 
 /// The `codel` key of a `[[service]]`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct CodelConfig {
     /// The acceptable standing queue delay, in (0, 1 h], below `interval` (default 5 ms).
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub target: Duration,
     /// The window over which the minimum delay must exceed `target`, in (0, 1 h] (default
     /// 100 ms).
     #[serde(with = "crate::serde_duration")]
+    #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration"))]
     pub interval: Duration,
 }
 

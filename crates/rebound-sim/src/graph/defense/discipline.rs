@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 
 /// The `queue_discipline` key.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum QueueDiscipline {
     /// Oldest first.

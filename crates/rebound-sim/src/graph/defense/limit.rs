@@ -30,14 +30,27 @@ pub enum ConcurrencyLimit {
     /// `fixed:N`, N in [1, 10,000,000].
     Fixed(u32),
     /// `aimd:initial_limit=..,backoff_ratio=..,timeout=..`.
-    Aimd { initial_limit: u32, backoff_ratio: f64, timeout: Duration },
+    Aimd {
+        /// The limit at the start, in [1, 10,000,000] (default 10).
+        initial_limit: u32,
+        /// The cut on a failed or slow answer, in [0.5, 1) (default 0.9).
+        backoff_ratio: f64,
+        /// An answer slower than this counts as a failure, in (0, 1 day] (default 5 s).
+        timeout: Duration,
+    },
     /// `gradient2:initial_limit=..,min_limit=..,max_concurrency=..,smoothing=..,queue_size=..,long_window=..`.
     Gradient2 {
+        /// The limit at the start, in [`min_limit`, `max_concurrency`] (default 20).
         initial_limit: u32,
+        /// The lowest limit, in [1, 10,000,000] (default 20).
         min_limit: u32,
+        /// The highest limit, in [1, 10,000,000] (default 200).
         max_concurrency: u32,
+        /// The weight of a new limit, in (0, 1] (default 0.2).
         smoothing: f64,
+        /// Added to the gradient's limit, in [0, 10,000,000] (default 4).
         queue_size: u32,
+        /// Answers in the long-term RTT's average, in [1, 10,000,000] (default 600).
         long_window: u32,
     },
 }
