@@ -102,19 +102,21 @@ fn the_written_recommendation_recovers_on_unseen_seeds_and_keeps_steady_success(
 fn advise_keys_out_of_range_are_usage_errors_naming_the_key() {
     let dir = std::env::temp_dir().join(format!("rebound-advise-keys-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let base = std::fs::read_to_string(scenario_path()).unwrap();
+    // The example without its own [advise] table, then one with the bad key.
+    let text = std::fs::read_to_string(scenario_path()).unwrap();
+    let base = &text[..text.find("\n[advise]").unwrap()];
     for (extra, key) in [
         ("max_retries = [3, 1]\n", "advise.max_retries"),
         ("base = [\"0ms\", \"1s\"]\n", "advise.base"),
         ("tune = [\"front->db\"]\n", "advise.tune"),
-        ("runs = 2\n", "advise.runs"),
+        ("first_runs = 5\nruns = 2\n", "advise.runs"),
         (
             "[[advise.incident]]\nservice = \"db\"\nkind = \"pause\"\nstart = \"30s\"\nend = \"20s\"\n",
             "advise.incident.end",
         ),
     ] {
         let file = dir.join("bad.toml");
-        std::fs::write(&file, format!("{base}{extra}")).unwrap();
+        std::fs::write(&file, format!("{base}\n[advise]\n{extra}")).unwrap();
         let out = advise(&["--scenario", file.to_str().unwrap()]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{extra}: {err}");

@@ -77,10 +77,12 @@ fn advise_keys_name_themselves_and_their_range() {
         ("budgets = []\n", "advise.budgets"),
         ("jitter = \"thain\"\n", "advise.jitter"),
         ("grpc_ratio = [0.0, 0.5]\n", "advise.grpc_ratio"),
-        ("candidates = 0\n", "advise.candidates"),
         ("tune = [\"users\", \"users\"]\n", "advise.tune"),
-        ("[[advise.incident]]\nservice = \"nowhere\"\n", "nowhere"),
-        ("[[advise.incident]]\nkind = \"errors\"\nerror_rate = 2.0\n", "advise.incident.error_rate"),
+        ("[[advise.incident]]\nservice = \"nowhere\"\nstart = \"5s\"\nend = \"10s\"\n", "nowhere"),
+        (
+            "[[advise.incident]]\nkind = \"errors\"\nerror_rate = 2.0\nstart = \"5s\"\nend = \"10s\"\n",
+            "advise.incident.error_rate",
+        ),
     ] {
         let text = STACK.replace("[advise]\n", &format!("[advise]\n{extra}"));
         let text = if extra.starts_with("[[") { format!("{STACK}{extra}") } else { text };
@@ -91,4 +93,7 @@ fn advise_keys_name_themselves_and_their_range() {
         .unwrap_err()
         .to_string()
         .contains("runz"));
+    let err =
+        Scenario::from_toml(&STACK.replace("candidates = 6", "candidates = 0")).unwrap_err().to_string();
+    assert!(err.contains("advise.candidates") && err.contains("[1, 10000]"), "{err}");
 }
