@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Rebound's whole test suite. Installs the real servers the integration tests start
 # (nginx, redis-server), curl, and Chromium with chromedriver for the browser test, from Debian
-# packages when they are missing.
+# packages when they are missing; and the Python packages the export tests use (grpcio, Envoy's
+# protos), from PyPI into a venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,8 @@ command -v curl >/dev/null 2>&1 || missing+=(curl)
 # The lab's browser test drives Debian's headless Chromium through chromedriver.
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
+# The export tests' Python packages go into a venv (Debian's python3 needs python3-venv for it).
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -20,6 +23,25 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 export PATH="$PATH:/usr/sbin"
+
+# `rebound export`'s tests run a real gRPC client (grpcio) on the exported service config and
+# check Envoy exports against Envoy's protos and their validation rules (xds-protos,
+# protoc-gen-validate). PyPI packages, in a venv under the target directory, pinned;
+# protobuf < 7 because protoc-gen-validate's validator reads FieldDescriptor.label, which
+# protobuf 7 removed. Where they cannot be installed, one loud line: those tests then fail
+# saying what is missing.
+py_env="${CARGO_TARGET_DIR:-target}/py"
+case "$py_env" in /*) ;; *) py_env="$PWD/$py_env" ;; esac
+py_modules="grpc, envoy.config.route.v3.route_components_pb2, protoc_gen_validate.validator"
+if ! "$py_env/bin/python" -c "import $py_modules" >/dev/null 2>&1; then
+  echo "installing grpcio, xds-protos, protoc-gen-validate into $py_env (PyPI)"
+  if ! { python3 -m venv "$py_env" \
+      && "$py_env/bin/pip" install -q grpcio==1.85.3 xds-protos==1.85.0 protoc-gen-validate==1.3.3 \
+        protobuf==6.33.6; }; then
+    echo "!!! COULD NOT INSTALL grpcio / xds-protos / protoc-gen-validate INTO $py_env: the export tests (export, export_grpc) WILL FAIL !!!" >&2
+  fi
+fi
+export REBOUND_PYTHON="$py_env/bin/python"
 
 cargo test --workspace --all-targets
 cargo test --workspace --doc

@@ -7,6 +7,7 @@ mod contend;
 mod dry_run;
 mod exec;
 mod experiment;
+mod export;
 mod html;
 mod install;
 mod lab;
@@ -47,6 +48,7 @@ enum Command {
     Map(map::Args),
     Advise(advise::Args),
     Sweep(sweep::Args),
+    Export(export::Args),
     /// Brooker's optimistic-concurrency benchmark: work and completion time of N contending
     /// clients under each backoff strategy.
     Contend(contend::Args),
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
         Command::Map(args) => map::run(args),
         Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::Export(args) => export::run(args),
         Command::Contend(args) => contend::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Load(args) => load::run(args),
