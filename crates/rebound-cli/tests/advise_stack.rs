@@ -124,3 +124,38 @@ fn advise_keys_out_of_range_are_usage_errors_naming_the_key() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn export_narrows_the_search_to_what_the_format_expresses() {
+    let dir = std::env::temp_dir().join(format!("rebound-advise-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(scenario_path()).unwrap();
+    let base = &text[..text.find("\n[advise]").unwrap()];
+    let file = dir.join("small.toml");
+    // A wide retries range: gRPC's 5 attempts must cap it.
+    let small = "max_retries = [5, 10]\ncandidates = 4\nrefine = 0\nfirst_runs = 1\nruns = 2\n";
+    std::fs::write(&file, format!("{base}\n[advise]\n{small}")).unwrap();
+    let grpc = dir.join("grpc.json");
+    let out = advise(&[
+        "--scenario",
+        file.to_str().unwrap(),
+        "--export",
+        "grpc",
+        "--export-out",
+        grpc.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&grpc).unwrap()).unwrap();
+    for m in v["methodConfig"].as_array().unwrap() {
+        let attempts = m["retryPolicy"]["maxAttempts"].as_u64().unwrap();
+        assert_eq!(attempts, 5, "{m}");
+    }
+    let out = advise(&["--scenario", file.to_str().unwrap(), "--export", "envoy"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["routes"].as_array().is_some_and(|r| !r.is_empty()), "{v}");
+    // Envoy always doubles: no note that a multiplier was dropped.
+    let notes = String::from_utf8_lossy(&out.stderr);
+    assert!(!notes.contains("always doubles"), "{notes}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 //! renders the answer (text, JSON, `--plot`, `--write`, `--export`).
 
 mod chart;
+mod export;
 mod render;
 mod write;
 
@@ -34,6 +35,14 @@ pub struct StackArgs {
     /// key kept) to this file: `rebound storm --scenario PATH` reproduces the evidence.
     #[arg(long, value_name = "PATH", requires = "scenario")]
     pub write: Option<PathBuf>,
+    /// Print, instead of the report, the recommendation where people configure retries:
+    /// `rebound` specs, a gRPC service config, or Envoy's retry policy and retry budget. The
+    /// search then uses only what the format can express.
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "scenario")]
+    pub export: Option<crate::export::ExportFormat>,
+    /// With --export: write the configuration to this file instead of stdout.
+    #[arg(long, value_name = "PATH", requires = "export")]
+    pub export_out: Option<PathBuf>,
 }
 
 /// Runs the stack advisor on `args.scenario` with `runs` per finalist (if given).
@@ -45,6 +54,7 @@ pub fn run(args: &StackArgs, runs: Option<u32>, json: bool, plot: Option<&Path>)
     req.seed = args.seed;
     req.target = args.target.unwrap_or(0.95);
     req.keep_series = plot.is_some();
+    req.export = args.export.map(export::expressible);
     let (_, _, plan) = req.plan().usage(format_args!("--scenario {}", path.display()))?;
     if !json {
         output::note!(
@@ -73,6 +83,10 @@ pub fn run(args: &StackArgs, runs: Option<u32>, json: bool, plot: Option<&Path>)
     }
     if let Some(p) = plot {
         crate::plot::draw(p, &chart::panels(&scenario, &advice))?;
+    }
+    if let Some(format) = args.export {
+        return export::export(&scenario, &advice, format, args.export_out.as_deref())
+            .map(|()| ExitCode::SUCCESS);
     }
     if json {
         output::line(&render::json(&scenario, &advice, &plan, wall)?)?;

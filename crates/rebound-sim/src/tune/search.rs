@@ -137,7 +137,7 @@ pub(super) fn entries(
 ) -> Vec<Entry> {
     let mut out = Vec::new();
     for p in points {
-        let settings: Vec<Setting> = p.chunks(DIMS).map(|u| space.setting(u)).collect();
+        let settings = space.settings(&p);
         let k = key(&settings);
         if seen.contains(&k) || super::space::apply(sc, hops, &settings).0.validate().is_err() {
             continue;

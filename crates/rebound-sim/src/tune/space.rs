@@ -112,12 +112,16 @@ pub struct Expressible {
     pub percent_budget: bool,
     /// Whether only full jitter can be set.
     pub full_jitter_only: bool,
+    /// Whether every hop must carry the same budget (gRPC: one `retryThrottling` per service
+    /// config): the first hop's budget coordinates then decide every hop's.
+    pub shared_budget: bool,
 }
 
 /// The knobs' ranges, as the search reads them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Space {
     cfg: AdviseConfig,
+    shared_budget: bool,
 }
 
 fn log_scale(lo: f64, hi: f64, u: f64) -> f64 {
@@ -159,7 +163,24 @@ impl Space {
                 cfg.timeout = None;
             }
         }
-        Space { cfg }
+        Space { cfg, shared_budget: export.is_some_and(|x| x.shared_budget) }
+    }
+
+    /// The settings of every hop at `point` ([`DIMS`] coordinates per hop).
+    pub fn settings(&self, point: &[f64]) -> Vec<Setting> {
+        let first: Vec<f64> = point.iter().take(DIMS).copied().collect();
+        point
+            .chunks(DIMS)
+            .map(|u| {
+                if self.shared_budget {
+                    let mut u = u.to_vec();
+                    u[4..8].copy_from_slice(&first[4..8]);
+                    self.setting(&u)
+                } else {
+                    self.setting(u)
+                }
+            })
+            .collect()
     }
 
     /// The setting of one hop at `u` (its [`DIMS`] coordinates).
