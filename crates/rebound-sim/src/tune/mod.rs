@@ -49,9 +49,11 @@
 //! # Ok::<(), rebound_sim::ScenarioError>(())
 //! ```
 
+pub mod check;
 pub mod config;
 pub mod design;
 pub mod evaluate;
+mod hops;
 pub mod plan;
 mod rows;
 pub mod score;
