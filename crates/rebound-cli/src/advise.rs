@@ -19,6 +19,10 @@ use std::time::Duration;
 /// within spare capacity, full jitter, a retry limit from the tolerable recovery time — then a
 /// storm simulation of that system (a 30 s pause) shows how it recovers against fixed retries
 /// and the defaults of backon, the AWS SDKs and gRPC.
+///
+/// Or, for a whole stack: `rebound advise --scenario FILE` searches every hop's retry settings
+/// against the scenario's incidents (its `[advise]` table says what may change) and proves the
+/// answer on seeds the search never saw.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Example:\n  $ rebound advise --p99 100ms --clients 1000 --rate 100/s --capacity 300/s --recovery 60s"
@@ -45,10 +49,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Run each policy's evidence storm this many times (seeds 1, 2, …), 1 to 10000, and state
-    /// the recommendation's probability of recovery with its 95 % interval. All the runs
-    /// together may take at most 1e10 estimated events.
-    #[arg(long, default_value_t = 1, value_parser = crate::usage::runs_in)]
-    runs: u32,
+    /// the recommendation's probability of recovery with its 95 % interval (default 1). With
+    /// --scenario: the runs per finalist and per row of the re-check (default `advise.runs`).
+    /// All the runs together may take at most 1e10 estimated events.
+    #[arg(long, value_parser = crate::usage::runs_in)]
+    runs: Option<u32>,
     /// Print one JSON document (its `spec` field is the recommended spec).
     #[arg(long)]
     json: bool,
@@ -56,6 +61,9 @@ pub struct Args {
     /// .svg or .png.
     #[arg(long, value_name = "PATH", value_parser = plot_path)]
     plot: Option<PathBuf>,
+    /// The stack advisor (`--scenario FILE`).
+    #[command(flatten)]
+    stack: crate::advise_stack::StackArgs,
 }
 
 /// Parses `R/s` or `R` (requests per second), a finite number > 0.
@@ -109,8 +117,11 @@ fn inputs(args: &Args) -> Result<Inputs> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.stack.scenario.is_some() {
+        return crate::advise_stack::run(&args.stack, args.runs, args.json, args.plot.as_deref());
+    }
     let inputs = inputs(&args)?;
-    let runs = args.runs;
+    let runs = args.runs.unwrap_or(1);
     check_runs(&inputs, runs)?;
     let advice =
         advise(&inputs, |scenario, specs| replicate::run_all(scenario, specs, runs, replicate::Until::End))?;

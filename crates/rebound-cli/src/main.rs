@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod advise;
+mod advise_stack;
 mod contend;
 mod dry_run;
 mod exec;

@@ -100,6 +100,7 @@ pub mod server;
 pub mod shard;
 pub mod stop;
 pub mod storm;
+pub mod tune;
 pub mod verdict;
 
 pub use bounds::{check_policy, MAX_OFFERED_RATE};

@@ -62,6 +62,10 @@ pub struct Scenario {
     pub policies: Vec<Spec>,
     /// How a run's verdict is drawn (`[verdict]`, see [`crate::verdict`]).
     pub verdict: crate::verdict::VerdictConfig,
+    /// What `rebound advise --scenario` may change and the incidents it must survive
+    /// (`[advise]`, see [`crate::tune`]); unused by other commands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advise: Option<crate::tune::AdviseConfig>,
 }
 
 /// The client population (S5's client flags): a closed loop of `count` users thinking `think`
@@ -305,6 +309,7 @@ impl Default for Scenario {
             services: Vec::new(),
             policies: Vec::new(),
             verdict: crate::verdict::VerdictConfig::default(),
+            advise: None,
         }
     }
 }

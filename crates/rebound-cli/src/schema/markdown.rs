@@ -192,7 +192,7 @@ fn forms(defs: &Map<String, Value>) -> String {
         out +=
             &format!("\n### {name}\n\n{}\n\nPattern: `{}`\n", text(def, "description"), text(def, "pattern"));
         if name == "PolicySpec" {
-            out += &format!("\n```text\n{}\n```\n", crate::spec_help::SPEC_HELP);
+            out += &format!("\n```text\n{}\n```\n", crate::spec_help::spec_help_text!());
         }
     }
     out += "\n## Choices\n";

@@ -112,6 +112,7 @@ impl Scenario {
         }
         super::inert::check(self)?;
         crate::bounds::check(self)?;
+        crate::tune::check::check(self)?;
         crate::cost::check(self, &crate::cost::CLI).map(|_| ())
     }
 }
