@@ -48,7 +48,7 @@ pub struct StackArgs {
 /// Runs the stack advisor on `args.scenario` with `runs` per finalist (if given).
 pub fn run(args: &StackArgs, runs: Option<u32>, json: bool, plot: Option<&Path>) -> Result<ExitCode> {
     let path = args.scenario.as_deref().expect("called with --scenario");
-    let scenario = crate::storm::load_scenario(Some(path))?;
+    let scenario = crate::storm::load_scenario(Some(path), &[])?;
     let mut req = Request::new(&scenario);
     req.runs = runs;
     req.seed = args.seed;

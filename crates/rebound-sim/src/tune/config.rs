@@ -1,7 +1,7 @@
 //! The `[advise]` keys of a scenario and their `[[advise.incident]]` entries: what the stack
 //! advisor may change, within which ranges, and which incidents it must survive.
 //!
-//! Plain serde structs (a JSON Schema derive can be added beside `Deserialize`); every key is
+//! Plain serde structs (with a JSON Schema under feature `schema`, see [`crate::schema`]); every key is
 //! optional, checked once by [`super::check::check`] when the scenario is validated, and an error names the
 //! key and its valid range.
 
@@ -17,6 +17,7 @@ pub const MAX_CANDIDATES: u32 = 10_000;
 
 /// A budget the search may give a hop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BudgetKind {
     /// No budget: the hop retries as its `max_retries` allows.
@@ -34,6 +35,7 @@ pub enum BudgetKind {
 
 /// Who shares a hop's budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum ScopeKind {
     /// One budget per hop: all users (`clients.budget_scope = "shared"`) or all workers of the
@@ -54,25 +56,30 @@ pub enum ScopeKind {
 /// jitter; 48 start candidates, 24 refinement candidates, 3 first runs, 20 runs per finalist;
 /// no incident beyond `[outage]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields, default)]
 pub struct AdviseConfig {
     /// The hops the search may change: `"users"` and call edges `"CALLER->CALLEE"`; default
     /// all of them. The others keep the scenario's policies.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub tune: Option<Vec<String>>,
     /// Retries per hop, `[low, high]` with 0 ≤ low ≤ high ≤ 10.
     pub max_retries: [u32; 2],
     /// Base delay, `[low, high]` within [1ms, 1m] (searched on a log scale, whole ms).
     #[serde(with = "duration_pair")]
+    #[cfg_attr(feature = "schema", schemars(with = "[crate::schema::HumanDuration; 2]"))]
     pub base: [Duration; 2],
     /// Cap on the delay, `[low, high]` within [1ms, 1h]; a cap below the base is the base.
     #[serde(with = "duration_pair")]
+    #[cfg_attr(feature = "schema", schemars(with = "[crate::schema::HumanDuration; 2]"))]
     pub cap: [Duration; 2],
     /// Backoff multiplier, `[low, high]` within [1, 10].
     pub multiplier: [f64; 2],
     /// Per-attempt timeout, `[low, high]` within [1ms, 1h]: searched only when given (the
     /// scenario's timeouts are kept otherwise).
     #[serde(default, with = "duration_pair::option", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, with = "Option<[crate::schema::HumanDuration; 2]>"))]
     pub timeout: Option<[Duration; 2]>,
     /// The budgets the search may give a hop: `none`, `grpc`, `retry-breaker`, `finagle` (1 to
     /// 4 distinct kinds).
@@ -90,16 +97,21 @@ pub struct AdviseConfig {
     /// The jitter of every candidate: `full` (default), `equal`, `decorrelated` or `none`.
     pub jitter: String,
     /// Candidates of the space-filling start, in [1, 10000].
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 10_000)))]
     pub candidates: u32,
     /// Candidates of the local refinement around the leaders, in [0, 10000].
+    #[cfg_attr(feature = "schema", schemars(range(min = 0, max = 10_000)))]
     pub refine: u32,
     /// Runs every candidate gets first (successive halving's first rung), in [1, 1000].
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 1000)))]
     pub first_runs: u32,
     /// Runs per finalist and per row of the re-check on unseen seeds, in [first_runs, 10000]
     /// (`--runs` overrides it).
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = 10_000)))]
     pub runs: u32,
     /// More incidents to survive (`[[advise.incident]]`, the keys of `[outage]`), at most 16.
     #[serde(rename = "incident", skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub incidents: Vec<Outage>,
 }
 
