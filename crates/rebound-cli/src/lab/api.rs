@@ -1,26 +1,23 @@
 //! The lab's routes: the page's three assets and the JSON API (see the module docs of `lab`).
 
-use super::runs::{check_bounds, Phase, Runs, Snapshot, BOUNDS};
+use super::runs::{check_bounds, Phase, Runs, BOUNDS};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use futures_util::Stream;
 use rebound_retry::Spec;
 use rebound_sim::Scenario;
 use serde_json::{json, Value};
-use std::convert::Infallible;
 use std::sync::Arc;
 
 const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");
 const STYLE: &str = include_str!("page/style.css");
 
-/// The lab's routes over a fresh set of runs, behind the guard of `allowed` (see `guard`).
-pub fn router(allowed: super::guard::Allowed) -> Router {
+/// The lab's routes over `runs`, behind the guard of `allowed` (see `guard`).
+pub fn router(allowed: rebound_live::guard::Allowed, runs: Arc<Runs>) -> Router {
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
@@ -31,8 +28,8 @@ pub fn router(allowed: super::guard::Allowed) -> Router {
         .route("/api/runs/{id}", get(result).delete(cancel_run))
         .route("/api/runs/{id}/events", get(events))
         .route("/api/runs/{id}/report.html", get(report))
-        .with_state(Arc::new(Runs::default()))
-        .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), super::guard::guard))
+        .with_state(runs)
+        .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), rebound_live::guard::guard))
 }
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
@@ -162,9 +159,7 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
     };
     let snapshot = rx.borrow().clone();
     match snapshot.phase {
-        Phase::Done(doc) => {
-            ([(header::CONTENT_TYPE, "application/json")], doc.as_str().to_string()).into_response()
-        }
+        Phase::Done(doc) => stored("application/json", doc),
         Phase::Failed(e) => json_response(StatusCode::UNPROCESSABLE_ENTITY, &json!({ "error": e })),
         Phase::Running => json_response(
             StatusCode::ACCEPTED,
@@ -192,48 +187,29 @@ async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
     };
     let html = rx.borrow().html.clone();
     match html {
-        Some(html) => {
-            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.as_str().to_string()).into_response()
-        }
+        Some(html) => stored("text/html; charset=utf-8", html),
         None => {
             json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("run {id} has no report (yet)") }))
         }
     }
 }
 
-async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
-    match runs.watch(id) {
-        Some(rx) => Sse::new(stream(rx)).keep_alive(KeepAlive::default()).into_response(),
-        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
-    }
+/// A stored file as a 200 response, streamed (see `stream`).
+fn stored(kind: &'static str, file: Arc<super::store::Stored>) -> Response {
+    let len = file.len();
+    ([(header::CONTENT_TYPE, kind)], [(header::CONTENT_LENGTH, len)], super::stream::file(file))
+        .into_response()
 }
 
-/// A run's events: each policy's report as it finishes, then the document or the error.
-fn stream(rx: tokio::sync::watch::Receiver<Snapshot>) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures_util::stream::unfold(Some((rx, 0usize)), |state| async move {
-        let (mut rx, sent) = state?;
-        loop {
-            let snapshot = rx.borrow_and_update().clone();
-            if let Some(report) = snapshot.reports.get(sent) {
-                let data = format!("{{\"index\":{sent},\"total\":{},\"report\":{report}}}", snapshot.total);
-                return Some((Ok(Event::default().event("policy").data(data)), Some((rx, sent + 1))));
-            }
-            match snapshot.phase {
-                Phase::Done(doc) => {
-                    return Some((Ok(Event::default().event("result").data(doc.as_str())), None))
-                }
-                Phase::Failed(e) => {
-                    let data = json!({ "error": e }).to_string();
-                    return Some((Ok(Event::default().event("error").data(data)), None));
-                }
-                Phase::Running => {
-                    if rx.changed().await.is_err() {
-                        return None;
-                    }
-                }
-            }
-        }
-    })
+async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+    match runs.watch(id) {
+        Some(rx) => (
+            [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+            super::stream::events(rx),
+        )
+            .into_response(),
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
+    }
 }
 
 #[cfg(test)]

@@ -22,13 +22,16 @@
 mod api;
 mod builtins;
 mod control;
-mod guard;
 mod runs;
 mod serve;
+mod store;
+mod stream;
 
 use anyhow::{bail, Context, Result};
+use rebound_live::guard;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The storm lab in a browser: build a scenario, run policies, compare their storms.
 ///
@@ -73,6 +76,15 @@ async fn serve(addr: SocketAddr) -> Result<()> {
     }
     // A closed stdout (EPIPE) or a full disk ends the lab before it serves: `main` exits 0 or 1.
     crate::output::line(&format!("rebound lab: http://{local}/ (Ctrl-C to stop)"))?;
-    serve::serve(listener, api::router(guard::Allowed { local }), crate::shutdown_signal()).await;
+    let store = Arc::new(store::Store::new().context("cannot create the lab's directory of results")?);
+    let runs = Arc::new(runs::Runs::new(store.clone()));
+    serve::serve(
+        listener,
+        api::router(guard::Allowed { local, name: "the lab" }, runs),
+        crate::shutdown_signal(),
+    )
+    .await;
+    // (Runs still going hold the store too: remove its files now, not when they end.)
+    store.remove();
     Ok(())
 }
