@@ -105,6 +105,11 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
         None | Some(Value::Null) => Scenario::default(),
         Some(Value::String(text)) => Scenario::from_toml(text).map_err(|e| e.to_string())?,
         Some(v @ Value::Object(_)) => {
+            if let Some(key) = first_null(v, "") {
+                return Err(format!(
+                    "`{key}` is null: leave the key out for its default, or give it a value"
+                ));
+            }
             let text = toml::to_string(v).map_err(|e| format!("bad scenario: {e}"))?;
             Scenario::from_toml(&text).map_err(|e| e.to_string())?
         }
@@ -139,6 +144,19 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     Ok((scenario, runs))
 }
 
+/// The dotted path of the first `null` in a scenario given as JSON (TOML has no null).
+fn first_null(v: &Value, at: &str) -> Option<String> {
+    let join = |k: &str| if at.is_empty() { k.to_string() } else { format!("{at}.{k}") };
+    match v {
+        Value::Null => Some(at.to_string()),
+        Value::Object(fields) => fields.iter().find_map(|(k, v)| first_null(v, &join(k))),
+        Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, v)| first_null(v, &format!("{at}[{i}]")))
+        }
+        _ => None,
+    }
+}
+
 async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
     let (scenario, n) = match parse_run(&body) {
         Ok(s) => s,
@@ -153,7 +171,19 @@ async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
     }
 }
 
-async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+/// A run id from the path: a positive integer, else a JSON 400 (axum's own rejection is
+/// text/plain).
+fn run_id(id: &str) -> Result<usize, Response> {
+    id.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
+        bad_request(format!("invalid run id `{id}`: must be a positive integer, as POST /api/runs answered"))
+    })
+}
+
+async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
     let Some(rx) = runs.watch(id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
     };
@@ -170,7 +200,11 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
 
 /// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
 /// had already ended, 404 when unknown.
-async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
     match runs.cancel(id) {
         Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
         Some(false) => {
@@ -181,7 +215,11 @@ async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Res
 }
 
 /// A finished run's `--html` report, as `rebound storm --html` writes it.
-async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
     let Some(rx) = runs.watch(id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
     };
@@ -201,7 +239,11 @@ fn stored(kind: &'static str, file: Arc<super::store::Stored>) -> Response {
         .into_response()
 }
 
-async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
     match runs.watch(id) {
         Some(rx) => (
             [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],

@@ -182,14 +182,17 @@ impl Runs {
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
     pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
-        let running = self.running.fetch_add(1, Ordering::SeqCst);
-        let slot = Slot(self.running.clone());
-        if running >= BOUNDS.max_running {
+        // A refused request never counts itself (nor another refused one) among those going.
+        let taken = self
+            .running
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < BOUNDS.max_running).then_some(n + 1));
+        if let Err(running) = taken {
             return Err(format!(
                 "{running} runs are going: the lab runs at most {} at once",
                 BOUNDS.max_running
             ));
         }
+        let slot = Slot(self.running.clone());
         let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
         let first = Snapshot {
             phase: Phase::Running,
@@ -237,12 +240,16 @@ impl Runs {
     }
 
     /// Cancels run `id`: `None` if it is unknown, `Some(false)` if it had already ended.
+    /// `Some(true)` means the run ends cancelled: its end is published under the same lock
+    /// (see [`publish_end`]), so a run cannot finish between this check and the cancel.
     pub fn cancel(&self, id: usize) -> Option<bool> {
         let w = self.runs.lock().unwrap_or_else(|e| e.into_inner()).get(&id)?.clone();
+        let mut why = w.control.why.lock().unwrap_or_else(|e| e.into_inner());
         if !matches!(w.rx.borrow().phase, Phase::Running) {
             return Some(false);
         }
-        w.control.cancel(format!("the run was cancelled (DELETE /api/runs/{id})"));
+        why.get_or_insert_with(|| format!("the run was cancelled (DELETE /api/runs/{id})"));
+        w.control.stop.cancel();
         Some(true)
     }
 }
@@ -296,6 +303,17 @@ fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control
         Err(e) => Phase::Failed(format!("{e:#}")),
     };
     drop(reports);
+    publish_end(tx, control, phase, html);
+}
+
+/// Publishes the end of a run — cancelled if a cancel came first, whatever the run did
+/// meanwhile — under the lock [`Runs::cancel`] takes.
+fn publish_end(tx: &watch::Sender<Snapshot>, control: &Control, phase: Phase, html: Option<Arc<Stored>>) {
+    let why = control.why.lock().unwrap_or_else(|e| e.into_inner());
+    let phase = match (&*why, control.stop.is_cancelled()) {
+        (Some(why), true) => Phase::Failed(why.clone()),
+        _ => phase,
+    };
     tx.send_modify(|s| {
         s.html = html;
         s.phase = phase;
