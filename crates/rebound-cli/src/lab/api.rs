@@ -173,16 +173,18 @@ async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
 
 /// A run id from the path: a positive integer, else a JSON 400 (axum's own rejection is
 /// text/plain).
-fn run_id(id: &str) -> Result<usize, Response> {
+fn run_id(id: &str) -> Result<usize, Box<Response>> {
     id.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
-        bad_request(format!("invalid run id `{id}`: must be a positive integer, as POST /api/runs answered"))
+        Box::new(bad_request(format!(
+            "invalid run id `{id}`: must be a positive integer, as POST /api/runs answered"
+        )))
     })
 }
 
 async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
     let id = match run_id(&id) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let Some(rx) = runs.watch(id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
@@ -203,7 +205,7 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Respon
 async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
     let id = match run_id(&id) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     match runs.cancel(id) {
         Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
@@ -218,7 +220,7 @@ async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Re
 async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
     let id = match run_id(&id) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let Some(rx) = runs.watch(id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
@@ -242,7 +244,7 @@ fn stored(kind: &'static str, file: Arc<super::store::Stored>) -> Response {
 async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
     let id = match run_id(&id) {
         Ok(id) => id,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     match runs.watch(id) {
         Some(rx) => (
