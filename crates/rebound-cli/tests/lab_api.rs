@@ -231,3 +231,20 @@ async fn a_cancel_answered_202_ends_the_run_cancelled() {
         }
     }
 }
+
+/// Issue 34 §19: `--listen localhost:0` was refused; it binds loopback (127.0.0.1).
+#[test]
+fn the_lab_listens_on_localhost() {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rebound"))
+        .args(["lab", "--listen", "localhost:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.starts_with("rebound lab: http://127.0.0.1:"), "{line:?}");
+}

@@ -42,8 +42,8 @@ use std::sync::Arc;
 /// 1 MiB; headers must arrive within 10 s and a body within 10 s more.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The listen address (loopback unless --allow-remote); port 0 picks a free port.
-    #[arg(long, default_value = "127.0.0.1:8090")]
+    /// The listen address, IP:PORT or localhost:PORT (loopback unless --allow-remote); port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8090", value_parser = crate::usage::listen_addr)]
     listen: SocketAddr,
     /// Accept a non-loopback --listen address (the lab has no authentication).
     #[arg(long)]
