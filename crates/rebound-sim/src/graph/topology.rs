@@ -128,7 +128,7 @@ impl Topology {
                 return Err(bad(
                     "service.name",
                     format!("`{}`", c.name),
-                    "not `users`: the name is reserved for the users' own lines and series",
+                    "a name other than `users`, which is reserved for the users' own lines and series",
                 ));
             }
             if c.workers == 0 || c.workers > MAX_WORKERS {
