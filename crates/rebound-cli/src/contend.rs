@@ -94,10 +94,19 @@ pub fn run_with(args: Args, source: Cells) -> anyhow::Result<ExitCode> {
         source => {
             sweep.validate()?;
             // A point's `gave_up` is not in its JSON: it travels beside it.
-            let cells = source.get("contend", sweep.points(), |i| {
+            let run = |i: usize| {
                 let p = sweep.point(i, || bar.inc(1)).expect("runs validated");
                 let gave_up = p.gave_up;
                 (p, gave_up)
+            };
+            let counts = sweep.clients.counts();
+            let cells = source.get("contend", sweep.points(), run, |i, (p, gave_up)| {
+                let (strategy, n) = (&sweep.strategies[i / counts.len()], counts[i % counts.len()]);
+                crate::shard::at("policy", p.policy.as_str(), strategy.name.as_str())?;
+                crate::shard::at("clients", p.clients, n)?;
+                crate::shard::in_range("calls", p.calls, 0.0, f64::MAX)?;
+                crate::shard::in_range("time_ms", p.time_ms, 0.0, f64::MAX)?;
+                crate::shard::in_range("gave_up", *gave_up, 0.0, f64::from(n))
             })?;
             let Some(cells) = cells else { return Ok(ExitCode::SUCCESS) };
             cells.into_iter().map(|(p, gave_up)| Point { gave_up, ..p }).collect()

@@ -236,11 +236,23 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
         "map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}",
         args.json,
     );
-    let cells: Option<Vec<Cell>> = source.get("map", jobs.len(), |i| {
+    let run = |i: usize| {
         let (p, load, d) = jobs[i];
         let c = run_cell_runs(&base, &policies[p], d, load, args.runs);
         bar.inc(1);
         c
+    };
+    let cells: Option<Vec<Cell>> = source.get("map", jobs.len(), run, |i, c| {
+        let (_, load, d) = jobs[i];
+        crate::shard::at("duration_s", c.duration_s, d.as_secs_f64())?;
+        crate::shard::at("load_pct", c.load_pct, load)?;
+        crate::shard::at("runs", c.runs, args.runs)?;
+        crate::shard::in_range("recovered_runs", f64::from(c.recovered_runs), 0.0, f64::from(c.runs))?;
+        match c.recovery_s {
+            Some(s) if !c.recovered => Err(format!("`recovery_s` = {s} for a cell that did not recover")),
+            Some(s) => crate::shard::in_range("recovery_s", s, 0.0, c.duration_s.max(0.0) + 86_400.0),
+            None => Ok(()),
+        }
     })?;
     bar.finish_and_clear();
     let Some(cells) = cells else { return Ok(ExitCode::SUCCESS) };

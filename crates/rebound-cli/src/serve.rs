@@ -28,7 +28,7 @@ use std::time::Duration;
 #[command(after_help = "Example (serves until Ctrl-C):\n  $ rebound serve --rate-limit 50/s")]
 pub struct Args {
     /// The listen address (loopback unless --allow-remote).
-    #[arg(long, default_value = "127.0.0.1:8070")]
+    #[arg(long, default_value = "127.0.0.1:8070", value_parser = crate::usage::listen_addr)]
     listen: SocketAddr,
     /// Accept a non-loopback --listen address.
     #[arg(long)]

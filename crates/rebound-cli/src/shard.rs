@@ -35,11 +35,16 @@ impl Cells {
     }
 
     /// The `n` cells, `f(i)` for cell `i`; `None` when this run was a shard (its document is
-    /// printed).
-    pub fn get<T, F>(self, command: &str, n: usize, f: F) -> Result<Option<Vec<T>>>
+    /// printed). Merged cells come from files and are not trusted: `check(i, cell)` must accept
+    /// each (its grid position is `i`'s, its counts and times are in their ranges).
+    ///
+    /// # Errors
+    /// A merged cell that does not parse or that `check` refuses (naming the cell).
+    pub fn get<T, F, C>(self, command: &str, n: usize, f: F, check: C) -> Result<Option<Vec<T>>>
     where
         T: Serialize + DeserializeOwned + Send,
         F: Fn(usize) -> T + Sync,
+        C: Fn(usize, &T) -> Result<(), String>,
     {
         match self {
             Cells::All => Ok(Some((0..n).into_par_iter().map(&f).collect())),
@@ -60,11 +65,35 @@ impl Cells {
                 }
                 values
                     .into_iter()
-                    .map(|v| serde_json::from_value(v).context("a shard's cell"))
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let cell: T =
+                            serde_json::from_value(v).with_context(|| format!("a shard's cell {i}"))?;
+                        check(i, &cell).map_err(|e| anyhow::anyhow!("a shard's cell {i} is forged: {e}"))?;
+                        Ok(cell)
+                    })
                     .collect::<Result<_>>()
                     .map(Some)
             }
         }
+    }
+}
+
+/// `Err` naming `what` unless `value` is finite and in `[low, high]`.
+pub fn in_range(what: &str, value: f64, low: f64, high: f64) -> Result<(), String> {
+    if value.is_finite() && (low..=high).contains(&value) {
+        Ok(())
+    } else {
+        Err(format!("`{what}` = {value} is outside [{low}, {high}]"))
+    }
+}
+
+/// `Err` naming `what` unless the cell's `got` is the grid's `want` at that position.
+pub fn at<V: PartialEq + std::fmt::Debug>(what: &str, got: V, want: V) -> Result<(), String> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(format!("`{what}` = {got:?} where the grid has {want:?}"))
     }
 }
 

@@ -112,8 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // The policies given on the command line are costed too (a usage error past a bound).
     rebound_sim::cost::check(&scenario, &rebound_sim::cost::CLI).map_err(|e| usage(e.to_string()))?;
     // And all the runs together (issue 34, item 12).
-    rebound_sim::cost::check_runs(&scenario, &scenario.policies, runs)
-        .map_err(|e| usage(e.to_string()))?;
+    rebound_sim::cost::check_runs(&scenario, &scenario.policies, runs).map_err(|e| usage(e.to_string()))?;
     let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
     let reports = replicate::run_all_with(&scenario, &scenario.policies, runs, replicate::Until::End, &stop)
         .map_err(|e| anyhow::anyhow!("{e}"))?;

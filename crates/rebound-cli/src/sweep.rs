@@ -140,11 +140,19 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
         "sweep {bar:40} {pos}/{len} runs, {elapsed} elapsed, eta {eta}",
         args.json,
     );
-    let runs: Option<Vec<CapacityReport>> = source.get("sweep", cells.len(), |i| {
+    let run = |i: usize| {
         let (p, n) = cells[i];
         let r = capacity::run(&CapacityConfig { clients: n, ..base }, &policies[p]);
         bar.inc(1);
         r
+    };
+    let runs: Option<Vec<CapacityReport>> = source.get("sweep", cells.len(), run, |i, r| {
+        let (p, n) = cells[i];
+        crate::shard::at("policy", r.policy.as_str(), policies[p].to_string().as_str())?;
+        crate::shard::at("clients", r.clients, n)?;
+        crate::shard::in_range("throughput", r.throughput, 0.0, f64::MAX)?;
+        crate::shard::in_range("refusals_per_s", r.refusals_per_s, 0.0, f64::MAX)?;
+        crate::shard::in_range("refusing_share", r.refusing_share, 0.0, 1.0)
     })?;
     bar.finish_and_clear();
     let Some(runs) = runs else { return Ok(ExitCode::SUCCESS) };

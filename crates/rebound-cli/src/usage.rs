@@ -168,6 +168,21 @@ pub fn fmt(d: Duration) -> String {
     humantime::format_duration(d).to_string().replace(' ', "")
 }
 
+/// A listen address: `IP:PORT`, or `localhost:PORT`, taken as `127.0.0.1:PORT` (loopback
+/// whatever the resolver says, so `localhost` never binds beyond it).
+///
+/// # Errors
+/// Neither form, naming both.
+pub fn listen_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    let local = s.strip_prefix("localhost:").and_then(|port| port.parse::<u16>().ok());
+    match local {
+        Some(port) => Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port))),
+        None => s.parse().map_err(|_| {
+            format!("invalid address `{s}`: must be IP:PORT (127.0.0.1:8090, [::1]:8090) or localhost:PORT")
+        }),
+    }
+}
+
 /// A parser of plot paths: the file must end in `.svg` or `.png` and its directory must exist
 /// (checked before any work, not after a long run).
 pub fn plot_path(s: &str) -> Result<std::path::PathBuf, String> {

@@ -178,3 +178,73 @@ async fn the_lab_runs_fixed_and_adaptive_hedges_and_names_a_bad_one() {
     assert_eq!(status, 400, "{body}");
     assert!(body["error"].as_str().unwrap().contains("hedge.max-attempts"), "{body}");
 }
+
+/// Issue 34 §18: a bad run id got axum's text/plain 400, and `"duration": null` an error
+/// ("unsupported unit type") that named no key.
+#[tokio::test]
+async fn bad_run_ids_and_null_keys_are_json_400s_naming_them() {
+    let lab = Lab::start();
+    let client = reqwest::Client::new();
+    for (method, path) in [
+        ("GET", "api/runs/abc"),
+        ("GET", "api/runs/0"),
+        ("GET", "api/runs/-1/events"),
+        ("GET", "api/runs/x/report.html"),
+        ("DELETE", "api/runs/1.5"),
+    ] {
+        let url = format!("{}{path}", lab.url);
+        let r = client.request(method.parse().unwrap(), &url).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 400, "{method} {path}");
+        assert_eq!(r.headers()["content-type"], "application/json", "{method} {path}");
+        let body: Value = r.json().await.unwrap();
+        assert!(body["error"].as_str().unwrap().contains("run id"), "{method} {path}: {body}");
+    }
+    let runs = format!("{}api/runs", lab.url);
+    for (scenario, key) in [
+        (json!({ "duration": null }), "`duration` is null"),
+        (json!({ "clients": { "timeout": null } }), "`clients.timeout` is null"),
+    ] {
+        let (status, body) = post(&runs, &json!({ "scenario": scenario })).await;
+        assert_eq!(status, 400);
+        assert!(body["error"].as_str().unwrap().contains(key), "{body}");
+    }
+}
+
+/// Issue 34 §18: DELETE answered 202 "cancelling" and the run still completed (1 of 40).
+/// Now a 202 means the run ends cancelled, and a run that had finished answers 409.
+#[tokio::test]
+async fn a_cancel_answered_202_ends_the_run_cancelled() {
+    let lab = Lab::start();
+    let client = reqwest::Client::new();
+    let body = json!({ "scenario": "duration = \"5s\"\n[clients]\ncount = 50\n[outage]\nkind = \"none\"", "policies": ["constant:base=1s"] });
+    for i in 0..40u64 {
+        let (status, started) = post(&format!("{}api/runs", lab.url), &body).await;
+        assert_eq!(status, 202, "{started}");
+        let url = format!("{}api/runs/{}", lab.url, started["id"]);
+        tokio::time::sleep(Duration::from_micros(i * 250)).await;
+        let cancel = client.delete(&url).send().await.unwrap().status().as_u16();
+        let (end, text) = result(&url).await;
+        match cancel {
+            202 => assert!(end == 422 && text.contains("cancelled"), "run {i}: 202 then {end} {text}"),
+            409 => assert!(end == 200, "run {i}: 409 then {end}"),
+            other => panic!("run {i}: DELETE answered {other}"),
+        }
+    }
+}
+
+/// Issue 34 §19: `--listen localhost:0` was refused; it binds loopback (127.0.0.1).
+#[test]
+fn the_lab_listens_on_localhost() {
+    use std::io::{BufRead, BufReader};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("rebound"))
+        .args(["lab", "--listen", "localhost:0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let _ = BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(line.starts_with("rebound lab: http://127.0.0.1:"), "{line:?}");
+}

@@ -149,3 +149,26 @@ async fn a_policy_past_the_wall_clock_bound_is_stopped_inside_its_run() {
     assert!(body.contains("wall-clock bound of 60 s") || body.contains("events"), "{body}");
     assert!(took < Duration::from_secs(75), "{took:?}");
 }
+
+/// Issue 34 §18: the 429 message counted refused requests among the runs going ("5 runs are
+/// going" with 4 going).
+#[tokio::test]
+async fn a_refusal_counts_only_the_runs_going() {
+    let lab = Lab::start();
+    let runs = format!("{}api/runs", lab.url);
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        let (status, body) = post(&runs, &endless()).await;
+        assert_eq!(status, 202, "{body}");
+        ids.push(body["id"].clone());
+    }
+    let more = endless();
+    let refused = futures_util::future::join_all((0..6).map(|_| post(&runs, &more))).await;
+    for (status, body) in refused {
+        assert_eq!(status, 429, "{body}");
+        assert!(body["error"].as_str().unwrap().starts_with("4 runs are going"), "{body}");
+    }
+    for id in ids {
+        reqwest::Client::new().delete(format!("{runs}/{id}")).send().await.unwrap();
+    }
+}

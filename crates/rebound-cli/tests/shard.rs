@@ -128,7 +128,10 @@ fn merge_refuses_forged_headers_without_panicking_or_allocating() {
         ),
         (Box::new(|d| d[1]["shard"] = serde_json::json!({"index": 7, "count": 2})), "invalid shard 7/2"),
         (Box::new(|d| d[0]["shard"] = serde_json::json!({"index": 0, "count": 0})), "invalid shard 0/0"),
-        (Box::new(|d| d.iter_mut().for_each(|d| d["shard"]["count"] = 10_000.into())), "is missing"),
+        (
+            Box::new(|d| d.iter_mut().for_each(|d| d["shard"]["count"] = 10_000.into())),
+            "9998 shards are missing: 2/10000 to 9999/10000",
+        ),
         (Box::new(|d| d[1] = d[0].clone()), "given twice"),
         (
             Box::new(|d| {
@@ -148,6 +151,44 @@ fn merge_refuses_forged_headers_without_panicking_or_allocating() {
         assert_eq!(code, Some(1), "{expected}: {err}");
         assert!(err.contains(expected) && err.lines().count() == 1, "{expected}: {err}");
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Issue 34 §7: a cell claiming 7 of 3 runs recovered, at another grid position, or with a
+/// negative recovery time merged with exit 0; §21: merge named only the first missing shard.
+#[test]
+fn merge_refuses_forged_cells_and_names_every_missing_shard() {
+    let dir = tempdir("cells");
+    let docs = map_shards(&dir);
+    let cell = |d: &mut Vec<serde_json::Value>| d[0]["cells"][0][1].clone();
+    let cases: Vec<(Box<Forge>, &str)> = vec![
+        (Box::new(|d| d[0]["cells"][0][1]["recovered_runs"] = 7.into()), "`recovered_runs` = 7"),
+        (Box::new(|d| d[0]["cells"][0][1]["load_pct"] = 55.5.into()), "`load_pct` = 55.5"),
+        (Box::new(|d| d[0]["cells"][0][1]["duration_s"] = 99.0.into()), "`duration_s` = 99.0"),
+        (
+            Box::new(|d| {
+                d[0]["cells"][0][1]["recovered"] = true.into();
+                d[0]["cells"][0][1]["recovery_s"] = (-5.0).into();
+            }),
+            "`recovery_s` = -5",
+        ),
+    ];
+    for (f, expected) in cases {
+        let mut d = docs.clone();
+        let before = cell(&mut d);
+        f(&mut d);
+        assert_ne!(before, cell(&mut d));
+        let (code, err) = merge_docs(&dir, &d, &[]);
+        assert_eq!(code, Some(1), "{expected}: {err}");
+        assert!(err.contains("cell 0 is forged") && err.contains(expected), "{expected}: {err}");
+    }
+    // Four shards of which only shard 1 is given: 0, 2 and 3 are named at once.
+    let mut one = vec![docs[1].clone()];
+    one[0]["shard"]["count"] = 4.into();
+    one[0]["total"] = 9.into();
+    let (code, err) = merge_docs(&dir, &one, &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("3 shards are missing: 0/4, 2/4 to 3/4"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -75,3 +75,58 @@ fn what_cannot_run_live_is_named() {
         &["--policy"],
     );
 }
+
+/// Issue 34 §15: these were refused by the service processes once they had started (exit 1);
+/// now `experiment live` refuses them while it parses the scenario (exit 2, its
+/// `--scenario PATH:` prefix, nothing printed on stdout), before any process starts.
+#[test]
+fn what_no_live_service_can_run_is_refused_before_any_process_starts() {
+    let dir = std::env::temp_dir().join(format!("rebound-twin-refusals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let live = std::fs::read_to_string(scenario("three-tier-live.toml")).unwrap();
+    let db = "service_time = \"exponential:5ms\"   # 800 requests/s at most\n";
+    let call = "policy = \"exponential:base=10ms,factor=2,jitter=full,max-retries=3\"\ntimeout = \"500ms\"\n";
+    let cases = [
+        (
+            "s5",
+            format!("workers = 4\nqueue = 32\n{db}"),
+            "service_time = \"s5\"\n".to_string(),
+            &["service.service_time", "s5"][..],
+        ),
+        ("refusal", db.to_string(), format!("{db}refusal_cost = \"1ms\"\n"), &["service.refusal_cost"][..]),
+        (
+            "responsive",
+            call.to_string(),
+            "policy = \"responsive:initial=10ms\"\ntimeout = \"500ms\"\n".to_string(),
+            &["service.call.policy", "responsive"][..],
+        ),
+        (
+            "redis",
+            call.to_string(),
+            "policy = \"constant:base=10ms,budget=redis:redis.invalid:k:10:0.1\"\ntimeout = \"500ms\"\n"
+                .to_string(),
+            &["service.call.policy", "redis"][..],
+        ),
+        (
+            "worker",
+            call.to_string(),
+            format!("{call}budget_scope = \"worker\"\n"),
+            &["service.call.budget_scope"][..],
+        ),
+    ];
+    for (name, from, to, words) in cases {
+        assert!(live.contains(from.as_str()), "{name}: the example changed");
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, live.replacen(from.as_str(), &to, 1)).unwrap();
+        let path = path.to_str().unwrap();
+        let out = usage::rebound_within(T).args(["experiment", "live", "--scenario", path]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(&format!("--scenario {path}:")), "{name}: not the parse-time check: {err}");
+        for w in words {
+            assert!(err.contains(w), "{name}: `{w}` missing from: {err}");
+        }
+        assert!(out.stdout.is_empty(), "{name}: {}", String::from_utf8_lossy(&out.stdout));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,6 +22,7 @@
 
 mod error;
 pub mod experiment;
+pub mod guard;
 pub mod limit;
 pub mod load;
 pub mod metrics;

@@ -6,8 +6,9 @@
 //!
 //! Extras for the lab: an optional token bucket (`governor`) answering 429 with `Retry-After`
 //! (S3) and sending `RateLimit` / `RateLimit-Policy` from its state on every answer
-//! ([`crate::limit`]), `POST /admin/pause` and `/admin/resume` (requests wait while paused), `GET /metrics`
-//! in the Prometheus text format, and a graceful shutdown.
+//! ([`crate::limit`]), `POST /admin/pause` and `/admin/resume` (requests wait while paused;
+//! behind [`crate::guard`]: the server's own `Host`, no foreign `Origin`, `Content-Type:
+//! application/json`), `GET /metrics` in the Prometheus text format, and a graceful shutdown.
 
 use crate::error::LiveError;
 use crate::limit::{LimitFields, Limiter};
@@ -132,10 +133,14 @@ impl Server {
     /// # Errors
     /// [`LiveError::Io`] if accepting connections fails.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) -> Result<(), LiveError> {
-        let app = Router::new()
-            .route("/metrics", get(metrics))
+        let guard = Arc::new(crate::guard::Allowed { local: self.local_addr(), name: "the server" });
+        let admin_routes = Router::new()
             .route("/admin/pause", post(|s: State<Handle>| admin(s, true)))
             .route("/admin/resume", post(|s: State<Handle>| admin(s, false)))
+            .route_layer(axum::middleware::from_fn_with_state(guard, crate::guard::guard));
+        let app = Router::new()
+            .route("/metrics", get(metrics))
+            .merge(admin_routes)
             .fallback(api)
             .with_state(self.handle);
         serve_with_grace(self.listener, app, shutdown).await

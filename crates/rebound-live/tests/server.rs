@@ -67,7 +67,16 @@ async fn the_token_bucket_answers_429_with_retry_after() {
 async fn paused_requests_wait_until_resumed_and_count_meanwhile() {
     let (base, _stop, _task) = start(None).await;
     let client = reqwest::Client::new();
-    assert_eq!(client.post(format!("{base}/admin/pause")).send().await.unwrap().status(), 204);
+    assert_eq!(
+        client
+            .post(format!("{base}/admin/pause"))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
     let pending = tokio::spawn(client.get(format!("{base}/api")).send());
     // Wait (bounded) until the request is in the server, then check it is still held.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -83,9 +92,46 @@ async fn paused_requests_wait_until_resumed_and_count_meanwhile() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!pending.is_finished(), "a paused server answered");
     assert_eq!(rebound_live::metrics::sample(&text, "rebound_paused"), Some(1.0));
-    assert_eq!(client.post(format!("{base}/admin/resume")).send().await.unwrap().status(), 204);
+    assert_eq!(
+        client
+            .post(format!("{base}/admin/resume"))
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
     let r = tokio::time::timeout(Duration::from_secs(10), pending).await.expect("answered after resume");
     assert_eq!(r.unwrap().unwrap().status(), 200);
+}
+
+/// Issue 34 §14: any web page could pause a local server with a text/plain POST (204 to a
+/// foreign Host and Origin). The admin endpoints take the lab's guard: the server's own Host,
+/// no foreign Origin, application/json.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_endpoints_refuse_foreign_hosts_origins_and_content_types() {
+    let (base, _stop, _task) = start(None).await;
+    let client = reqwest::Client::new();
+    let pause = || client.post(format!("{base}/admin/pause"));
+    let json = "application/json";
+    let refused = [
+        (pause().header("content-type", json).header("host", "rebind.example"), 403, "Host rebind.example"),
+        (pause().header("content-type", json).header("origin", "https://evil.example"), 403, "Origin"),
+        (pause().header("content-type", "text/plain").body("{}"), 415, "application/json"),
+        (pause(), 415, "application/json"),
+    ];
+    for (request, status, named) in refused {
+        let r = request.send().await.unwrap();
+        assert_eq!(r.status().as_u16(), status);
+        assert_eq!(r.headers()["content-type"], json);
+        let body: serde_json::Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+        assert!(body["error"].as_str().unwrap().contains(named), "{body}");
+    }
+    let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+    assert_eq!(rebound_live::metrics::sample(&text, "rebound_paused"), Some(0.0), "{text}");
+    let own = pause().header("content-type", json).header("origin", base.trim_end_matches('/')).send();
+    assert_eq!(own.await.unwrap().status(), 204);
 }
 
 #[tokio::test]

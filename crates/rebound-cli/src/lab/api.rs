@@ -1,26 +1,23 @@
 //! The lab's routes: the page's three assets and the JSON API (see the module docs of `lab`).
 
-use super::runs::{check_bounds, Phase, Runs, Snapshot, BOUNDS};
+use super::runs::{check_bounds, Phase, Runs, BOUNDS};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use futures_util::Stream;
 use rebound_retry::Spec;
 use rebound_sim::Scenario;
 use serde_json::{json, Value};
-use std::convert::Infallible;
 use std::sync::Arc;
 
 const INDEX: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/app.js");
 const STYLE: &str = include_str!("page/style.css");
 
-/// The lab's routes over a fresh set of runs, behind the guard of `allowed` (see `guard`).
-pub fn router(allowed: super::guard::Allowed) -> Router {
+/// The lab's routes over `runs`, behind the guard of `allowed` (see `guard`).
+pub fn router(allowed: rebound_live::guard::Allowed, runs: Arc<Runs>) -> Router {
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
@@ -31,8 +28,8 @@ pub fn router(allowed: super::guard::Allowed) -> Router {
         .route("/api/runs/{id}", get(result).delete(cancel_run))
         .route("/api/runs/{id}/events", get(events))
         .route("/api/runs/{id}/report.html", get(report))
-        .with_state(Arc::new(Runs::default()))
-        .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), super::guard::guard))
+        .with_state(runs)
+        .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), rebound_live::guard::guard))
 }
 
 fn asset(kind: &'static str, body: &'static str) -> Response {
@@ -123,6 +120,11 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
         None | Some(Value::Null) => Scenario::default(),
         Some(Value::String(text)) => Scenario::from_toml_with(text, &policies).map_err(|e| e.to_string())?,
         Some(v @ Value::Object(_)) => {
+            if let Some(key) = first_null(v, "") {
+                return Err(format!(
+                    "`{key}` is null: leave the key out for its default, or give it a value"
+                ));
+            }
             let text = toml::to_string(v).map_err(|e| format!("bad scenario: {e}"))?;
             Scenario::from_toml_with(&text, &policies).map_err(|e| e.to_string())?
         }
@@ -145,6 +147,19 @@ fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     Ok((scenario, runs))
 }
 
+/// The dotted path of the first `null` in a scenario given as JSON (TOML has no null).
+fn first_null(v: &Value, at: &str) -> Option<String> {
+    let join = |k: &str| if at.is_empty() { k.to_string() } else { format!("{at}.{k}") };
+    match v {
+        Value::Null => Some(at.to_string()),
+        Value::Object(fields) => fields.iter().find_map(|(k, v)| first_null(v, &join(k))),
+        Value::Array(items) => {
+            items.iter().enumerate().find_map(|(i, v)| first_null(v, &format!("{at}[{i}]")))
+        }
+        _ => None,
+    }
+}
+
 async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
     // Validation (TOML, ranges, the cost estimate) runs on the blocking pool, never on the
     // threads that serve the page (issue 34, item 11).
@@ -165,15 +180,27 @@ async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
     }
 }
 
-async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+/// A run id from the path: a positive integer, else a JSON 400 (axum's own rejection is
+/// text/plain).
+fn run_id(id: &str) -> Result<usize, Box<Response>> {
+    id.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
+        Box::new(bad_request(format!(
+            "invalid run id `{id}`: must be a positive integer, as POST /api/runs answered"
+        )))
+    })
+}
+
+async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return *r,
+    };
     let Some(rx) = runs.watch(id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
     };
     let snapshot = rx.borrow().clone();
     match snapshot.phase {
-        Phase::Done(doc) => {
-            ([(header::CONTENT_TYPE, "application/json")], doc.as_str().to_string()).into_response()
-        }
+        Phase::Done(doc) => stored("application/json", doc),
         Phase::Failed(e) => json_response(StatusCode::UNPROCESSABLE_ENTITY, &json!({ "error": e })),
         Phase::Running => json_response(
             StatusCode::ACCEPTED,
@@ -184,7 +211,11 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Respons
 
 /// `DELETE /api/runs/{id}`: 202 while the run stops (within a poll of the engine), 409 when it
 /// had already ended, 404 when unknown.
-async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return *r,
+    };
     match runs.cancel(id) {
         Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
         Some(false) => {
@@ -195,54 +226,43 @@ async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Res
 }
 
 /// A finished run's `--html` report, as `rebound storm --html` writes it.
-async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
+async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return *r,
+    };
     let Some(rx) = runs.watch(id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
     };
     let html = rx.borrow().html.clone();
     match html {
-        Some(html) => {
-            ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html.as_str().to_string()).into_response()
-        }
+        Some(html) => stored("text/html; charset=utf-8", html),
         None => {
             json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("run {id} has no report (yet)") }))
         }
     }
 }
 
-async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<usize>) -> Response {
-    match runs.watch(id) {
-        Some(rx) => Sse::new(stream(rx)).keep_alive(KeepAlive::default()).into_response(),
-        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
-    }
+/// A stored file as a 200 response, streamed (see `stream`).
+fn stored(kind: &'static str, file: Arc<super::store::Stored>) -> Response {
+    let len = file.len();
+    ([(header::CONTENT_TYPE, kind)], [(header::CONTENT_LENGTH, len)], super::stream::file(file))
+        .into_response()
 }
 
-/// A run's events: each policy's report as it finishes, then the document or the error.
-fn stream(rx: tokio::sync::watch::Receiver<Snapshot>) -> impl Stream<Item = Result<Event, Infallible>> {
-    futures_util::stream::unfold(Some((rx, 0usize)), |state| async move {
-        let (mut rx, sent) = state?;
-        loop {
-            let snapshot = rx.borrow_and_update().clone();
-            if let Some(report) = snapshot.reports.get(sent) {
-                let data = format!("{{\"index\":{sent},\"total\":{},\"report\":{report}}}", snapshot.total);
-                return Some((Ok(Event::default().event("policy").data(data)), Some((rx, sent + 1))));
-            }
-            match snapshot.phase {
-                Phase::Done(doc) => {
-                    return Some((Ok(Event::default().event("result").data(doc.as_str())), None))
-                }
-                Phase::Failed(e) => {
-                    let data = json!({ "error": e }).to_string();
-                    return Some((Ok(Event::default().event("error").data(data)), None));
-                }
-                Phase::Running => {
-                    if rx.changed().await.is_err() {
-                        return None;
-                    }
-                }
-            }
-        }
-    })
+async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
+    let id = match run_id(&id) {
+        Ok(id) => id,
+        Err(r) => return *r,
+    };
+    match runs.watch(id) {
+        Some(rx) => (
+            [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
+            super::stream::events(rx),
+        )
+            .into_response(),
+        None => json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") })),
+    }
 }
 
 #[cfg(test)]
@@ -302,7 +322,11 @@ mod tests {
     fn the_page_answers_while_a_slow_validation_runs() {
         use tower::ServiceExt;
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let router = super::router(crate::lab::guard::Allowed { local: "127.0.0.1:8090".parse().unwrap() });
+        let store = std::sync::Arc::new(crate::lab::store::Store::new().unwrap());
+        let runs = std::sync::Arc::new(crate::lab::runs::Runs::new(store));
+        let allowed =
+            rebound_live::guard::Allowed { local: "127.0.0.1:8090".parse().unwrap(), name: "the lab" };
+        let router = super::router(allowed, runs);
         SLOW_MS.store(3000, Ordering::Relaxed);
         let answered = rt.block_on(async {
             let post = request("POST", "/api/runs", r#"{"policies": ["no-such-policy"]}"#);

@@ -22,13 +22,16 @@
 mod api;
 mod builtins;
 mod control;
-mod guard;
 mod runs;
 mod serve;
+mod store;
+mod stream;
 
 use anyhow::{bail, Context, Result};
+use rebound_live::guard;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// The storm lab in a browser: build a scenario, run policies, compare their storms.
 ///
@@ -40,8 +43,8 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example (serves until Ctrl-C; then open http://127.0.0.1:8090/):\n  $ rebound lab")]
 pub struct Args {
-    /// The listen address (loopback unless --allow-remote); port 0 picks a free port.
-    #[arg(long, default_value = "127.0.0.1:8090")]
+    /// The listen address, IP:PORT or localhost:PORT (loopback unless --allow-remote); port 0 picks a free port.
+    #[arg(long, default_value = "127.0.0.1:8090", value_parser = crate::usage::listen_addr)]
     listen: SocketAddr,
     /// Accept a non-loopback --listen address (the lab has no authentication).
     #[arg(long)]
@@ -74,6 +77,15 @@ async fn serve(addr: SocketAddr) -> Result<()> {
     }
     // A closed stdout (EPIPE) or a full disk ends the lab before it serves: `main` exits 0 or 1.
     crate::output::line(&format!("rebound lab: http://{local}/ (Ctrl-C to stop)"))?;
-    serve::serve(listener, api::router(guard::Allowed { local }), crate::shutdown_signal()).await;
+    let store = Arc::new(store::Store::new().context("cannot create the lab's directory of results")?);
+    let runs = Arc::new(runs::Runs::new(store.clone()));
+    serve::serve(
+        listener,
+        api::router(guard::Allowed { local, name: "the lab" }, runs),
+        crate::shutdown_signal(),
+    )
+    .await;
+    // (Runs still going hold the store too: remove its files now, not when they end.)
+    store.remove();
     Ok(())
 }

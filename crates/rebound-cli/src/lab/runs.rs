@@ -11,6 +11,7 @@
 //! freed, and the lab and the other runs go on.
 
 use super::control::{watchdog, why, Control, Slot};
+use super::store::{Store, Stored};
 use rebound_retry::Spec;
 use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
 use std::collections::BTreeMap;
@@ -68,6 +69,10 @@ pub const BOUNDS: Bounds = Bounds {
 /// Finished runs kept for `GET /api/runs/{id}`; the oldest is forgotten past this.
 const KEPT: usize = 64;
 
+/// The most bytes the kept runs' files may take on disk (see [`super::store`]): 2 GiB; the
+/// oldest runs are forgotten past it.
+pub const KEPT_BYTES: u64 = 2 << 30;
+
 /// Checks a scenario and its policies against [`BOUNDS`].
 ///
 /// # Errors
@@ -118,8 +123,8 @@ pub fn check_bounds(s: &Scenario) -> Result<(), String> {
 pub enum Phase {
     /// Simulating: `done` of the policies have finished.
     Running,
-    /// Finished: the JSON document `rebound storm --json` prints for the same input.
-    Done(Arc<String>),
+    /// Finished: the JSON document `rebound storm --json` prints for the same input, stored.
+    Done(Arc<Stored>),
     /// Stopped with this message (the wall-clock bound).
     Failed(String),
 }
@@ -129,20 +134,32 @@ pub enum Phase {
 pub struct Snapshot {
     /// Where it is.
     pub phase: Phase,
-    /// The policies' reports finished so far, as JSON, in the run's order.
-    pub reports: Vec<Arc<String>>,
+    /// The policies' reports finished so far, as JSON, in the run's order, stored.
+    pub reports: Vec<Arc<Stored>>,
     /// How many policies the run has.
     pub total: usize,
-    /// The finished run's `--html` report.
-    pub html: Option<Arc<String>>,
+    /// The finished run's `--html` report, stored.
+    pub html: Option<Arc<Stored>>,
+}
+
+impl Snapshot {
+    /// The bytes its stored files take.
+    fn stored(&self) -> u64 {
+        let doc = match &self.phase {
+            Phase::Done(doc) => doc.len(),
+            _ => 0,
+        };
+        self.reports.iter().chain(&self.html).map(|s| s.len()).sum::<u64>() + doc
+    }
 }
 
 /// Every run of this server.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Runs {
     next: AtomicUsize,
     running: Arc<AtomicUsize>,
     runs: Mutex<BTreeMap<usize, Watched>>,
+    store: Arc<Store>,
 }
 
 /// A run as the server keeps it: its channel and its controls.
@@ -153,6 +170,11 @@ struct Watched {
 }
 
 impl Runs {
+    /// No runs yet; what they produce goes to `store`.
+    pub fn new(store: Arc<Store>) -> Runs {
+        Runs { next: AtomicUsize::new(0), running: Arc::default(), runs: Mutex::default(), store }
+    }
+
     /// Starts `scenario` (policies already chosen and bounded), each policy `runs` times
     /// (already bounded), on a thread of its own, with a watchdog that cancels it once nobody
     /// watches it.
@@ -160,14 +182,17 @@ impl Runs {
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
     pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
-        let running = self.running.fetch_add(1, Ordering::SeqCst);
-        let slot = Slot(self.running.clone());
-        if running >= BOUNDS.max_running {
+        // A refused request never counts itself (nor another refused one) among those going.
+        let taken = self
+            .running
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < BOUNDS.max_running).then_some(n + 1));
+        if let Err(running) = taken {
             return Err(format!(
                 "{running} runs are going: the lab runs at most {} at once",
                 BOUNDS.max_running
             ));
         }
+        let slot = Slot(self.running.clone());
         let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
         let first = Snapshot {
             phase: Phase::Running,
@@ -181,18 +206,18 @@ impl Runs {
         {
             let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
             runs.insert(id, Watched { rx, control: control.clone() });
-            while runs.len() > KEPT {
-                runs.pop_first();
-            }
+            forget_past_bounds(&mut runs);
         }
+        let store = self.store.clone();
         let tx = Arc::new(tx);
         let (dog_tx, dog_control) = (tx.clone(), control.clone());
         std::thread::Builder::new()
             .name(format!("lab-run-{id}"))
             .spawn(move || {
                 let _slot = slot;
-                let ended =
-                    std::panic::catch_unwind(AssertUnwindSafe(|| execute(&scenario, runs, &tx, &control)));
+                let ended = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    execute(&scenario, runs, &tx, &control, &store)
+                }));
                 if ended.is_err() || matches!(tx.borrow().phase, Phase::Running) {
                     // (Never left running: the watchdog and the page wait for an end.)
                     fail(&tx, "the run failed before its result was ready".into());
@@ -215,19 +240,38 @@ impl Runs {
     }
 
     /// Cancels run `id`: `None` if it is unknown, `Some(false)` if it had already ended.
+    /// `Some(true)` means the run ends cancelled: its end is published under the same lock
+    /// (see [`publish_end`]), so a run cannot finish between this check and the cancel.
     pub fn cancel(&self, id: usize) -> Option<bool> {
         let w = self.runs.lock().unwrap_or_else(|e| e.into_inner()).get(&id)?.clone();
+        let mut why = w.control.why.lock().unwrap_or_else(|e| e.into_inner());
         if !matches!(w.rx.borrow().phase, Phase::Running) {
             return Some(false);
         }
-        w.control.cancel(format!("the run was cancelled (DELETE /api/runs/{id})"));
+        why.get_or_insert_with(|| format!("the run was cancelled (DELETE /api/runs/{id})"));
+        w.control.stop.cancel();
         Some(true)
     }
 }
 
-/// Runs every policy of `scenario` in order, publishing each report, then the document; a
-/// policy's run that stops (a bound, a cancel) or panics fails the run with the reason.
-fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control: &Control) {
+/// Forgets the oldest runs past [`KEPT`] runs or [`KEPT_BYTES`] on disk (their files go once
+/// their last reader is done).
+fn forget_past_bounds(runs: &mut BTreeMap<usize, Watched>) {
+    while runs.len() > KEPT {
+        runs.pop_first();
+    }
+    let mut bytes: u64 = runs.values().map(|w| w.rx.borrow().stored()).sum();
+    while bytes > KEPT_BYTES && runs.len() > 1 {
+        if let Some((_, w)) = runs.pop_first() {
+            bytes = bytes.saturating_sub(w.rx.borrow().stored());
+        }
+    }
+}
+
+/// Runs every policy of `scenario` in order, publishing each report (stored), then the
+/// document; a policy's run that stops (a bound, a cancel) or panics fails the run with the
+/// reason, and so does a store that cannot be written.
+fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control: &Control, store: &Store) {
     let mut reports: Vec<StormReport> = Vec::with_capacity(scenario.policies.len());
     for spec in &scenario.policies {
         let run = std::panic::catch_unwind(AssertUnwindSafe(|| run_one(scenario, spec, runs, &control.stop)));
@@ -243,14 +287,32 @@ fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control
                 return fail(tx, format!("the run failed (policy {spec}): {what}"));
             }
         };
-        let json = Arc::new(serde_json::to_string(&report).unwrap_or_default());
+        let json = match store.put(&serde_json::to_string(&report).unwrap_or_default()) {
+            Ok(json) => json,
+            Err(e) => return fail(tx, format!("the lab cannot store the run's results: {e}")),
+        };
         reports.push(report);
         tx.send_modify(|s| s.reports.push(json));
     }
-    let html = crate::storm::html_report(scenario, &reports).map(|r| Arc::new(r.render())).ok();
+    let html = crate::storm::html_report(scenario, &reports).ok().and_then(|r| store.put(&r.render()).ok());
     let phase = match crate::storm::document(scenario, &reports) {
-        Ok(doc) => Phase::Done(Arc::new(doc)),
+        Ok(doc) => match store.put(&doc) {
+            Ok(doc) => Phase::Done(doc),
+            Err(e) => Phase::Failed(format!("the lab cannot store the run's result: {e}")),
+        },
         Err(e) => Phase::Failed(format!("{e:#}")),
+    };
+    drop(reports);
+    publish_end(tx, control, phase, html);
+}
+
+/// Publishes the end of a run — cancelled if a cancel came first, whatever the run did
+/// meanwhile — under the lock [`Runs::cancel`] takes.
+fn publish_end(tx: &watch::Sender<Snapshot>, control: &Control, phase: Phase, html: Option<Arc<Stored>>) {
+    let why = control.why.lock().unwrap_or_else(|e| e.into_inner());
+    let phase = match (&*why, control.stop.is_cancelled()) {
+        (Some(why), true) => Phase::Failed(why.clone()),
+        _ => phase,
     };
     tx.send_modify(|s| {
         s.html = html;

@@ -92,14 +92,14 @@ pub fn merge(args: &MergeArgs) -> Result<Merged> {
     let mut seen = vec![None; count.min(docs.len())];
     for (path, doc) in &docs {
         let Some(slot) = seen.get_mut(doc.shard.index as usize) else {
-            bail!("shard {} is missing", first_missing(&docs, count));
+            bail!("{}", missing(&docs, count));
         };
         if let Some(other) = slot.replace(*path) {
             bail!("shard {} is given twice ({} and {})", doc.shard, other.display(), path.display());
         }
     }
     if count > docs.len() {
-        bail!("shard {} is missing", first_missing(&docs, count));
+        bail!("{}", missing(&docs, count));
     }
     let carried: usize = docs.iter().map(|(_, d)| d.cells.len()).sum();
     if first.total > carried {
@@ -150,8 +150,26 @@ fn check_header(path: &std::path::Path, doc: &ShardDoc) -> Result<()> {
     Ok(())
 }
 
-/// The lowest shard number no file holds.
-fn first_missing(docs: &[(&PathBuf, ShardDoc)], count: usize) -> String {
-    let missing = (0..count).find(|i| docs.iter().all(|(_, d)| d.shard.index as usize != *i)).unwrap_or(0);
-    format!("{missing}/{count}")
+/// Every shard number no file holds, in one message (`count` is bounded by
+/// [`rebound_sim::shard::MAX_SHARDS`]).
+fn missing(docs: &[(&PathBuf, ShardDoc)], count: usize) -> String {
+    let held: std::collections::BTreeSet<usize> = docs.iter().map(|(_, d)| d.shard.index as usize).collect();
+    // Runs of consecutive shards as `a/N to b/N`, so that 9,999 missing shards stay one line.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for i in (0..count).filter(|i| !held.contains(i)) {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == i => *end = i,
+            _ => runs.push((i, i)),
+        }
+    }
+    let n: usize = runs.iter().map(|(a, b)| b - a + 1).sum();
+    let named: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| if a == b { format!("{a}/{count}") } else { format!("{a}/{count} to {b}/{count}") })
+        .collect();
+    if n == 1 {
+        format!("shard {} is missing", named[0])
+    } else {
+        format!("{n} shards are missing: {}", named.join(", "))
+    }
 }

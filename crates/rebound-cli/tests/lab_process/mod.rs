@@ -31,6 +31,12 @@ impl Lab {
 }
 
 impl Lab {
+    /// The lab's process id.
+    #[allow(dead_code)] // the memory test
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// CPU time (user + system) the lab process has used, read from `/proc/PID/stat`.
     #[allow(dead_code)] // the browser tests' cancel check
     pub fn cpu(&self) -> std::time::Duration {

@@ -51,7 +51,8 @@
 //! ## Admin
 //! `POST /admin/outage` (`{"kind":"hard-down"}`, `{"kind":"capacity-cut","slowdown":F}`,
 //! `{"kind":"errors","error_rate":P}`), `DELETE /admin/outage`, `GET /admin/outage`: see
-//! [`admin`].
+//! [`admin`]. Behind [`crate::guard`]: the service's own `Host`, no foreign `Origin`,
+//! `Content-Type: application/json` on a `POST`.
 //!
 //! ## Refused at start (exit 2, naming the key)
 //! `service_time = "s5"` (S5's server is `rebound serve` without `--scenario`), a non-zero
@@ -70,6 +71,6 @@ mod route;
 mod serve;
 
 pub use exposition::labelled;
-pub use resolve::{Peer, StackConfig};
+pub use resolve::{refusals, Peer, StackConfig};
 pub(crate) use route::choose;
 pub use serve::{Service, DROP_HOLD, DROP_MARGIN};

@@ -73,6 +73,33 @@ pub(super) fn node(c: &StackConfig) -> Result<(Node, usize, Sampler), LiveError>
             "an integer in [0, replicas)",
         ));
     }
+    let sampler = live_node(&n)?;
+    debug_assert!(!matches!(n.time, ServiceTime::S5));
+    Ok((n, index, sampler))
+}
+
+/// Refuses what no live service of `scenario` can run — an `s5` service time, a
+/// `refusal_cost`, a call whose `budget_scope` is `worker`, a call policy that is `responsive`
+/// or has a `redis:` budget — naming the key, before any process starts (`experiment live`
+/// checks it at parse time; each process checks its own service again).
+///
+/// # Errors
+/// [`LiveError::Invalid`] naming the first such key.
+pub fn refusals(scenario: &Scenario) -> Result<(), LiveError> {
+    let topo =
+        Topology::new(scenario).map_err(|e| invalid("--scenario", e.to_string(), "a valid scenario"))?;
+    for n in &topo.nodes {
+        live_node(n)?;
+        for edge in &n.calls {
+            live_call(n, edge, &topo.nodes[edge.to])?;
+            guards(&edge.policy, 0, &n.name)?;
+        }
+    }
+    Ok(())
+}
+
+/// The sampler of a service a live process can serve.
+fn live_node(n: &Node) -> Result<Sampler, LiveError> {
     let Some(sampler) = n.time.sampler() else {
         return Err(invalid(
             "service.service_time",
@@ -87,8 +114,19 @@ pub(super) fn node(c: &StackConfig) -> Result<(Node, usize, Sampler), LiveError>
             "0s in a live service (a shed costs what it costs a real process)",
         ));
     }
-    debug_assert!(!matches!(n.time, ServiceTime::S5));
-    Ok((n, index, sampler))
+    Ok(sampler)
+}
+
+/// Refuses a call a live service cannot make as the simulator does.
+fn live_call(n: &Node, edge: &rebound_sim::graph::Edge, callee: &Node) -> Result<(), LiveError> {
+    if edge.budget_scope.per_client() {
+        return Err(invalid(
+            "service.call.budget_scope",
+            format!("worker (service `{}` calling `{}`)", n.name, callee.name),
+            "service live: a live service's requests share one budget and retry breaker per call (it has no workers to give one each)",
+        ));
+    }
+    Ok(())
 }
 
 /// The service's calls, each with its callee's peers and its policy's guards.
@@ -120,13 +158,7 @@ pub(super) fn calls(
                 "one --peer NAME=URL per replica of each callee",
             ));
         }
-        if edge.budget_scope.per_client() {
-            return Err(invalid(
-                "service.call.budget_scope",
-                format!("worker (service `{}` calling `{}`)", n.name, callee.name),
-                "service live: a live service's requests share one budget and retry breaker per call (it has no workers to give one each)",
-            ));
-        }
+        live_call(n, edge, callee)?;
         let guards = guards(&edge.policy, seed.wrapping_add(i as u64), &n.name)?;
         let call_seed = seed.wrapping_mul(31).wrapping_add(i as u64);
         calls.push(Call::new(

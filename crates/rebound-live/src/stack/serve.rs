@@ -122,9 +122,13 @@ impl Service {
     /// [`crate::server::SHUTDOWN_GRACE`]. A failed accept (out of file descriptors) is retried
     /// after 50 ms.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send + 'static) {
+        let guard = Arc::new(crate::guard::Allowed { local: self.local_addr(), name: "the service" });
+        let admin_routes = Router::new()
+            .route("/admin/outage", get(outage_now).post(outage_post).delete(outage_end))
+            .route_layer(axum::middleware::from_fn_with_state(guard, crate::guard::guard));
         let app = Router::new()
             .route("/metrics", get(metrics))
-            .route("/admin/outage", get(outage_now).post(outage_post).delete(outage_end))
+            .merge(admin_routes)
             .fallback(api)
             .with_state(self.inner);
         super::conn::serve(self.listener, app, shutdown).await;

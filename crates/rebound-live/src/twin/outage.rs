@@ -131,7 +131,8 @@ pub async fn run(
             stopped[t.index].store(true, Relaxed);
             signal(t.pid, Signal::SIGSTOP)?;
         } else {
-            admin(client.post(format!("{}/admin/outage", t.url)).body(body(scenario))).await?;
+            let post = client.post(format!("{}/admin/outage", t.url));
+            admin(post.header("content-type", "application/json").body(body(scenario))).await?;
         }
     }
     tokio::time::sleep_until(start + o.end).await;

@@ -92,6 +92,8 @@ pub fn check(s: &Scenario) -> Result<(), LiveError> {
             "the live users are one load process sharing one budget and retry breaker: use \"shared\"",
         );
     }
+    // Every service's own refusals, here rather than in its process once the others run.
+    crate::stack::refusals(s)?;
     outage::mechanism(s).map(|_| ())
 }
 

@@ -266,6 +266,18 @@ mod tests {
         }
     }
 
+    /// Issue 34 §16: `linear:base=1ms,base=2ms` was taken last-wins.
+    #[test]
+    fn a_service_time_key_given_twice_is_refused() {
+        for (bad, key) in [
+            ("linear:base=1ms,base=2ms,per_in_flight=1ms", "`base`"),
+            ("lognormal:p50=1ms,p99=5ms,p99=6ms", "`p99`"),
+        ] {
+            let e = bad.parse::<ServiceTime>().unwrap_err();
+            assert!(e.contains("service_time") && e.contains(&format!("{key} is given twice")), "{bad}: {e}");
+        }
+    }
+
     #[test]
     fn lognormal_hits_its_percentiles() {
         let t: ServiceTime = "lognormal:p50=20ms,p99=120ms".parse().unwrap();

@@ -11,6 +11,9 @@ use crate::retrier::RetryOn;
 use crate::scenario::{Scenario, ScenarioError};
 use rebound_retry::Spec;
 
+/// Names a service may not take: `users` labels the users' own figures.
+pub const RESERVED_NAMES: [&str; 1] = ["users"];
+
 /// One service, resolved.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -117,6 +120,15 @@ impl Topology {
                     "service.name",
                     format!("`{}`", c.name.escape_debug()),
                     "a unique name of 1 to 64 characters, none of them a control character",
+                ));
+            }
+            // The users' own lines and series are labelled `users`: a service so named would
+            // be indistinguishable from them.
+            if RESERVED_NAMES.contains(&c.name.as_str()) {
+                return Err(bad(
+                    "service.name",
+                    format!("`{}`", c.name),
+                    "a name other than `users`, which is reserved for the users' own lines and series",
                 ));
             }
             if c.workers == 0 || c.workers > MAX_WORKERS {
@@ -278,5 +290,16 @@ impl Topology {
         }
         let mut mark = vec![0u8; self.nodes.len()];
         (0..self.nodes.len()).try_for_each(|i| visit(self, i, &mut mark))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Issue 34 §19: a service named `users` printed lines indistinguishable from the users'.
+    #[test]
+    fn the_reserved_name_users_is_refused() {
+        let e = crate::Scenario::from_toml("[[service]]\nname = \"users\"\n").unwrap_err().to_string();
+        assert!(e.contains("service.name") && e.contains("reserved"), "{e}");
+        crate::Scenario::from_toml("[[service]]\nname = \"users-api\"\n").unwrap();
     }
 }

@@ -132,6 +132,11 @@ impl std::str::FromStr for ServiceTime {
             return Ok(ServiceTime::S5);
         }
         let (kind, args) = s.split_once(':').ok_or_else(bad)?;
+        let keys: Vec<&str> =
+            args.split(',').filter_map(|kv| kv.split_once('=')).map(|(k, _)| k.trim()).collect();
+        if let Some(k) = keys.iter().enumerate().find_map(|(i, k)| keys[..i].contains(k).then_some(k)) {
+            return Err(format!("invalid service_time `{s}`: `{k}` is given twice"));
+        }
         match kind.trim() {
             "constant" => duration(args).map(ServiceTime::Constant).ok_or_else(bad),
             "exponential" => duration(args).map(ServiceTime::Exponential).ok_or_else(bad),

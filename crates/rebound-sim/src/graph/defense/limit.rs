@@ -64,6 +64,11 @@ impl std::str::FromStr for ConcurrencyLimit {
     fn from_str(s: &str) -> Result<Self, String> {
         let bad = || format!("invalid {KEY} `{s}`: must be {FORMS}");
         let (kind, body) = s.trim().split_once(':').unwrap_or((s.trim(), ""));
+        if s.contains(':') && body.trim().is_empty() {
+            return Err(format!(
+                "invalid {KEY} `{s}`: nothing after `:` (leave the `:` out for the defaults)"
+            ));
+        }
         let count = |v: &str| v.parse::<u32>().ok().filter(|n| (1..=MAX_LIMIT).contains(n));
         if kind == "fixed" {
             return count(body).map(ConcurrencyLimit::Fixed).ok_or_else(bad);
@@ -84,9 +89,14 @@ impl std::str::FromStr for ConcurrencyLimit {
             },
             _ => return Err(bad()),
         };
+        let mut seen: Vec<&str> = Vec::new();
         for pair in body.split(',').filter(|p| !p.trim().is_empty()) {
             let (k, v) = pair.split_once('=').ok_or_else(bad)?;
             let (k, v) = (k.trim(), v.trim());
+            if seen.contains(&k) {
+                return Err(format!("invalid {KEY} `{s}`: `{k}` is given twice"));
+            }
+            seen.push(k);
             match (&mut limit, k) {
                 (ConcurrencyLimit::Aimd { initial_limit, .. }, "initial_limit")
                 | (ConcurrencyLimit::Gradient2 { initial_limit, .. }, "initial_limit") => {
@@ -255,6 +265,21 @@ mod tests {
         ] {
             let e = bad.parse::<ConcurrencyLimit>().unwrap_err();
             assert!(e.contains(KEY), "{bad}: {e}");
+        }
+    }
+
+    /// Issue 34 §16: a key given twice was taken last-wins, and `aimd:` with nothing after it
+    /// was accepted.
+    #[test]
+    fn a_key_given_twice_and_an_empty_body_are_refused() {
+        for (bad, named) in [
+            ("aimd:timeout=1s,timeout=2s", "`timeout` is given twice"),
+            ("gradient2:min_limit=1,min_limit=2", "`min_limit` is given twice"),
+            ("aimd:", "nothing after `:`"),
+            ("gradient2: ", "nothing after `:`"),
+        ] {
+            let e = bad.parse::<ConcurrencyLimit>().unwrap_err();
+            assert!(e.contains(KEY) && e.contains(named), "{bad}: {e}");
         }
     }
 

@@ -1,19 +1,22 @@
-//! The lab serves its own page only.
+//! A loopback server that answers its own clients only: the guard of `rebound lab`'s whole API
+//! and of the admin endpoints of `rebound serve` (`POST /admin/pause`, `/admin/resume`,
+//! `/admin/outage`).
 //!
-//! The lab has no authentication: anything that can make a request to it can start runs. A
-//! browser will make such requests for any web page the user visits — a cross-site `POST` with
-//! `text/plain` needs no preflight, and a DNS name rebound to 127.0.0.1 makes the lab look
-//! same-origin. So every request passes these rules before it reaches a route:
+//! These servers have no authentication: anything that can make a request to them can start
+//! runs or take a service down. A browser will make such requests for any web page the user
+//! visits — a cross-site `POST` with `text/plain` needs no preflight, and a DNS name rebound to
+//! 127.0.0.1 makes the server look same-origin. So every guarded request passes these rules
+//! before it reaches a route:
 //!
-//! - **`Host`** must name the lab's own listen address: its IP literal, `127.0.0.1`, `[::1]` or
-//!   `localhost`, with its port (a rebound DNS name carries the attacker's name: 403).
+//! - **`Host`** must name the server's own listen address: its IP literal, `127.0.0.1`, `[::1]`
+//!   or `localhost`, with its port (a rebound DNS name carries the attacker's name: 403).
 //! - **`Origin`**, when sent, must be `http://` + such a host (a foreign page's origin: 403).
 //! - **`POST`** (`PUT`, `PATCH`) bodies must be `Content-Type: application/json` (415 otherwise: a cross-site
-//!   form or `text/plain` request cannot send that without a CORS preflight, which the lab
+//!   form or `text/plain` request cannot send that without a CORS preflight, which the server
 //!   never answers), at most [`MAX_BODY`] bytes (413), and arrive within [`BODY_TIMEOUT`] (408).
 //!
-//! Refusals are JSON `{"error": ...}` like every other API error. Headers themselves must
-//! arrive within [`super::serve::HEADER_TIMEOUT`].
+//! Refusals are JSON `{"error": ...}`. The servers bind loopback unless told otherwise
+//! (`--allow-remote`), and then accept IP literals only.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -25,21 +28,23 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The largest request body the lab reads: 1 MiB (a scenario's TOML is a few KiB).
+/// The largest request body a guarded route reads: 1 MiB (a scenario's TOML is a few KiB).
 pub const MAX_BODY: usize = 1 << 20;
 
 /// How long a request body may take to arrive once its headers have: 10 s.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Who may talk to the lab: the address it listens on.
+/// Who may talk to a server: the address it listens on.
 #[derive(Debug, Clone, Copy)]
 pub struct Allowed {
     /// The bound address (its real port, not 0).
     pub local: SocketAddr,
+    /// What the refusals call the server: `"the lab"`, `"the service"`.
+    pub name: &'static str,
 }
 
 impl Allowed {
-    /// Whether a `Host` header value names this lab.
+    /// Whether a `Host` header value names this server.
     fn host(&self, host: &str) -> bool {
         let port = self.local.port();
         let host = host.trim().to_ascii_lowercase();
@@ -58,7 +63,7 @@ impl Allowed {
         })
     }
 
-    /// Whether an `Origin` header value is this lab's own page.
+    /// Whether an `Origin` header value is this server's own (its page's).
     fn origin(&self, origin: &str) -> bool {
         origin.strip_prefix("http://").is_some_and(|h| self.host(h))
     }
@@ -72,8 +77,9 @@ impl Allowed {
                 return Some(error(
                     StatusCode::FORBIDDEN,
                     format!(
-                        "Host {}: the lab answers only requests to its own address ({}, localhost or 127.0.0.1 with port {})",
+                        "Host {}: {} answers only requests to its own address ({}, localhost or 127.0.0.1 with port {})",
                         h.unwrap_or("(none)"),
+                        self.name,
                         self.local,
                         self.local.port()
                     ),
@@ -83,21 +89,22 @@ impl Allowed {
         if let Some(o) = value(header::ORIGIN).filter(|o| !self.origin(o)) {
             return Some(error(
                 StatusCode::FORBIDDEN,
-                format!("Origin {o}: the lab answers only its own page (http://{})", self.local),
+                format!("Origin {o}: {} answers only its own page (http://{})", self.name, self.local),
             ));
         }
         let json = value(header::CONTENT_TYPE)
             .and_then(|t| t.split(';').next())
             .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
-        // Methods with a body; a cross-site DELETE needs a CORS preflight, which the lab never
+        // Methods with a body; a cross-site DELETE needs a CORS preflight, which the server never
         // answers, so it needs no content type.
         let has_body = matches!(*method, Method::POST | Method::PUT | Method::PATCH);
         if has_body && !json {
             return Some(error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!(
-                    "Content-Type {}: the API takes application/json only",
-                    value(header::CONTENT_TYPE).unwrap_or("(none)")
+                    "Content-Type {}: {} takes application/json only",
+                    value(header::CONTENT_TYPE).unwrap_or("(none)"),
+                    self.name
                 ),
             ));
         }
@@ -105,7 +112,7 @@ impl Allowed {
     }
 }
 
-/// An API error as JSON.
+/// An error as JSON `{"error": message}`.
 pub fn error(status: StatusCode, message: String) -> Response {
     let mut r = Response::new(Body::from(json!({ "error": message }).to_string()));
     *r.status_mut() = status;
@@ -113,8 +120,8 @@ pub fn error(status: StatusCode, message: String) -> Response {
     r
 }
 
-/// The middleware: the rules above, then the body read in full (bounded in size and time)
-/// before the route sees it.
+/// The middleware (`axum::middleware::from_fn_with_state(Arc::new(allowed), guard)`): the
+/// rules above, then the body read in full (bounded in size and time) before the route sees it.
 pub async fn guard(State(allowed): State<Arc<Allowed>>, req: Request, next: Next) -> Response {
     if let Some(refusal) = allowed.refusal(req.method(), req.headers()) {
         return refusal;
@@ -129,7 +136,7 @@ pub async fn guard(State(allowed): State<Arc<Allowed>>, req: Request, next: Next
         Ok(Err(e)) if is_too_long(&e) => {
             return error(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the request body is over {} KiB, the lab's bound", MAX_BODY >> 10),
+                format!("the request body is over {} KiB, {}'s bound", MAX_BODY >> 10, allowed.name),
             )
         }
         Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, format!("cannot read the request body: {e}")),
@@ -161,7 +168,7 @@ mod tests {
 
     #[test]
     fn hosts_and_origins() {
-        let a = Allowed { local: "127.0.0.1:8090".parse().unwrap() };
+        let a = Allowed { local: "127.0.0.1:8090".parse().unwrap(), name: "the lab" };
         for ok in ["127.0.0.1:8090", "localhost:8090", "LOCALHOST:8090", "[::1]:8090", "127.0.0.2:8090"] {
             assert!(a.host(ok), "{ok}");
         }
@@ -172,7 +179,7 @@ mod tests {
         for bad in ["https://evil.example", "null", "http://evil.example:8090", "https://127.0.0.1:8090"] {
             assert!(!a.origin(bad), "{bad}");
         }
-        let any = Allowed { local: "0.0.0.0:80".parse().unwrap() };
+        let any = Allowed { local: "0.0.0.0:80".parse().unwrap(), name: "the lab" };
         assert!(any.host("192.168.1.5") && any.host("localhost") && !any.host("rebind.example"));
     }
 }
