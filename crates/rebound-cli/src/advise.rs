@@ -211,6 +211,9 @@ fn panel(advice: &rebound_sim::advise::Advice) -> Panel {
 /// scenario of the described system. Inputs `advise` refuses pass here (it names them).
 fn check_runs(inputs: &Inputs, runs: u32) -> Result<()> {
     use rebound_sim::advise::{alternatives, recommend, scenario};
+    if inputs.validate().is_err() {
+        return Ok(()); // `advise` refuses them, naming the input.
+    }
     let mut specs: Vec<String> =
         (0..7).filter_map(|k| recommend(inputs, 1 << k).ok()).map(|(s, _)| s).collect();
     specs.extend(alternatives(inputs).into_iter().map(|(_, s)| s));

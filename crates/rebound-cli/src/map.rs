@@ -5,7 +5,7 @@ use crate::plot::{self, HeatMap, Shade};
 use crate::shard::Cells;
 use crate::storm::{describe, load_scenario};
 use crate::table;
-use crate::usage::{counts_in, number_in, plot_path, usage};
+use crate::usage::{counts_in, number_in, plot_path, positive_up_to, usage};
 use anyhow::Result;
 use rebound_retry::Spec;
 use rebound_sim::map::{boundary, cell_scenario, run_cell_runs, Cell, MapAxes};
@@ -49,7 +49,7 @@ pub struct Args {
     slowdown: Option<f64>,
     /// For a load spike: what the offered load is multiplied by, in (0, 1000] (default: the
     /// scenario's `outage.factor`, 2 if unset).
-    #[arg(long, value_parser = number_in(0.0, 1000.0))]
+    #[arg(long, value_parser = positive_up_to(1000.0))]
     factor: Option<f64>,
     /// For an error burst: the probability that each attempt fails, 0 to 1 (default: the
     /// scenario's `outage.error_rate`, 1 if unset).
@@ -193,10 +193,7 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             (_, None) => rebound_sim::Outage::default().slowdown,
         };
     match (args.trigger, args.factor) {
-        (OutageKind::LoadSpike, Some(f)) if f > 0.0 => base.outage.factor = f,
-        (OutageKind::LoadSpike, Some(f)) => {
-            return Err(usage(format!("invalid `--factor` {f}: must be a number in (0, 1000]")))
-        }
+        (OutageKind::LoadSpike, Some(f)) => base.outage.factor = f,
         (_, Some(_)) => {
             return Err(usage(
                 "invalid `--factor`: it sets a load spike's factor; the --trigger is not load-spike",

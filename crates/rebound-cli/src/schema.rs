@@ -13,11 +13,10 @@ use std::process::ExitCode;
 
 /// Print the JSON Schema (draft 2020-12) of a scenario file, for editors and validators.
 ///
-/// Example: rebound schema > scenario.schema.json
-///
 /// With --markdown: the reference of every scenario key (type, default, range, meaning), as the
 /// guide's page docs/src/reference/scenario.md.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  $ rebound schema --markdown")]
 pub struct Args {
     /// Print the reference page (Markdown) rendered from the schema instead.
     #[arg(long)]

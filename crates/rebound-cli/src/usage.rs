@@ -118,6 +118,18 @@ pub fn number_in(min: f64, max: f64) -> impl Fn(&str) -> Result<f64, String> + C
     }
 }
 
+/// A parser of numbers in `(0, max]` (zero excluded) for clap's `value_parser`: the error
+/// states the same half-open range as the scenario key it sets.
+pub fn positive_up_to(max: f64) -> impl Fn(&str) -> Result<f64, String> + Clone + Send + Sync + 'static {
+    move |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && *x > 0.0 && *x <= max)
+            .ok_or_else(|| format!("`{s}` is out of range: must be a number in (0, {max}]"))
+    }
+}
+
 /// A parser of count ranges (`N`, `A..B`, `A..B:STEP`, see [`Counts`]) whose counts are at
 /// most `max_end` and that hold at most `max_count` counts, for clap's `value_parser`. Checked
 /// before any count is listed: `1..4294967295:1` is refused, not allocated.

@@ -64,19 +64,19 @@ pub enum LiveError {
         reason: String,
     },
     /// A socket or process operation failed.
-    #[error("{what}: {source}")]
+    #[error("{what}: {cause}")]
     Io {
         /// What was being done.
         what: String,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (in the message, not a `source()`: a chain would print it twice).
+        cause: std::io::Error,
     },
 }
 
 impl LiveError {
     pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> LiveError {
         let what = what.into();
-        move |source| LiveError::Io { what, source }
+        move |cause| LiveError::Io { what, cause }
     }
 }
 

@@ -65,7 +65,7 @@ impl Drop for ServerProcess {
 
 fn signal(child: &Child, sig: Signal) -> Result<(), LiveError> {
     let pid = Pid::from_raw(i32::try_from(child.id()).expect("pids fit in i32"));
-    kill(pid, sig).map_err(|e| LiveError::Io { what: format!("kill -{sig} {pid}"), source: e.into() })
+    kill(pid, sig).map_err(|e| LiveError::Io { what: format!("kill -{sig} {pid}"), cause: e.into() })
 }
 
 /// Runs the experiment; `on_second` sees the load's series once a second. When `stop`

@@ -165,7 +165,7 @@ fn cap_of(i: &Inputs) -> Duration {
 pub fn scenario(i: &Inputs) -> Scenario {
     let mut s = Scenario::default();
     s.clients.count = i.clients;
-    s.clients.think = Duration::from_secs_f64(f64::from(i.clients) / i.rate);
+    s.clients.think = Duration::try_from_secs_f64(f64::from(i.clients) / i.rate).unwrap_or(Duration::MAX);
     s.clients.timeout = i.p99 * 20;
     s.server.min_delay = i.p99;
     s.server.concurrency_limit = (i.capacity * i.p99.as_secs_f64()).ceil().max(1.0) as u64;

@@ -113,7 +113,11 @@ pub struct Clients {
     pub phases: Vec<Phase>,
     /// Network delay each way between the users and the service they call (any service-time
     /// form but `s5` and `linear`); default none.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::graph::latency_option::deserialize"
+    )]
     pub latency: Option<crate::graph::ServiceTime>,
     /// Probability in [0, 1] that an attempt or its answer is lost on the users' link (the user
     /// times out); default 0.

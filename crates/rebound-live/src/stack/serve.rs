@@ -78,7 +78,7 @@ impl Service {
             .build()
             .map_err(|e| LiveError::Io {
                 what: "building the HTTP client".into(),
-                source: std::io::Error::other(e),
+                cause: std::io::Error::other(e),
             })?;
         let calls = resolve::calls(config, &node, seed, &client)?;
         if !config.listen.ip().is_loopback() {

@@ -148,7 +148,7 @@ pub async fn run(
 }
 
 fn signal(pid: Pid, sig: Signal) -> Result<(), LiveError> {
-    kill(pid, sig).map_err(|e| LiveError::Io { what: format!("kill -{sig} {pid}"), source: e.into() })
+    kill(pid, sig).map_err(|e| LiveError::Io { what: format!("kill -{sig} {pid}"), cause: e.into() })
 }
 
 async fn admin(req: reqwest::RequestBuilder) -> Result<(), LiveError> {

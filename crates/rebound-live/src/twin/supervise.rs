@@ -108,7 +108,7 @@ impl Drop for TempScenario {
 fn write_scenario(s: &Scenario) -> Result<TempScenario, LiveError> {
     let text = toml::to_string(s).map_err(|e| LiveError::Io {
         what: "writing the scenario".into(),
-        source: std::io::Error::other(e),
+        cause: std::io::Error::other(e),
     })?;
     let nanos =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
@@ -138,7 +138,7 @@ pub async fn run(
     let scenario = sc.clone();
     let procs =
         tokio::task::spawn_blocking(move || processes::start(&scenario, &launch)).await.map_err(|e| {
-            LiveError::Io { what: "starting the services".into(), source: std::io::Error::other(e) }
+            LiveError::Io { what: "starting the services".into(), cause: std::io::Error::other(e) }
         })??;
     let entry = super::entry(sc);
     let mut urls = procs.iter().filter(|p| p.id.service == entry).map(|p| format!("{}/", p.url));

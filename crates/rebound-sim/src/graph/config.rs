@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 mod service_time;
+pub(crate) use service_time::latency_option;
 pub use service_time::{Sampler, ServiceTime};
 
 /// Most services in one scenario.
@@ -175,7 +176,11 @@ pub struct CallConfig {
     #[cfg_attr(feature = "schema", schemars(with = "crate::schema::HumanDuration", transform = crate::schema::no_default))]
     pub timeout: Option<Duration>,
     /// Network delay each way (any service-time form but `s5` and `linear`); default none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "service_time::latency_option::deserialize"
+    )]
     pub latency: Option<ServiceTime>,
     /// Probability in [0, 1] that an attempt or its answer is lost (the caller times out);
     /// default 0. Each way loses `1 − √(1 − loss)`, so that a round trip loses `loss`.

@@ -98,6 +98,7 @@
 
 mod calls;
 mod config;
+pub(crate) use config::latency_option;
 mod defense;
 mod engine;
 mod event;

@@ -110,6 +110,42 @@ impl ServiceTime {
     }
 }
 
+/// The forms a network delay (`latency`) accepts: those of a service time that do not depend on
+/// load.
+const DELAY_FORMS: &str =
+    "`constant:DURATION`, `exponential:MEAN` or `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h)";
+
+impl ServiceTime {
+    /// Reads a network delay (`clients.latency`, `service.call.latency`): a service-time form
+    /// that does not depend on load (not `s5`, not `linear`).
+    ///
+    /// # Errors
+    /// A message naming `latency` and the forms it accepts (or the sub-key given twice).
+    pub fn parse_delay(s: &str) -> Result<ServiceTime, String> {
+        match s.parse::<ServiceTime>() {
+            Ok(t) if t.is_delay() => Ok(t),
+            Err(e) if e.contains("given twice") => Err(e.replacen("service_time", "latency", 1)),
+            _ => Err(format!("invalid latency `{s}`: must be {DELAY_FORMS}")),
+        }
+    }
+}
+
+/// serde of an optional `latency` key through [`ServiceTime::parse_delay`], so that its errors
+/// name `latency` and the forms a delay accepts.
+pub mod latency_option {
+    use super::ServiceTime;
+    use serde::{Deserialize, Deserializer};
+
+    /// Reads `Some(delay)` from a string.
+    ///
+    /// # Errors
+    /// [`ServiceTime::parse_delay`]'s message.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ServiceTime>, D::Error> {
+        let s = String::deserialize(d)?;
+        ServiceTime::parse_delay(&s).map(Some).map_err(serde::de::Error::custom)
+    }
+}
+
 const SERVICE_TIME_FORMS: &str =
     "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h), `linear:base=DURATION,per_in_flight=DURATION` (0 < base <= 1h, 0 <= per_in_flight <= 1h) or `s5`";
 
@@ -198,5 +234,23 @@ impl<'de> Deserialize<'de> for ServiceTime {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod delay_tests {
+    use super::ServiceTime;
+
+    /// A latency error names `latency` and only the forms a delay accepts (issue 34, item 19).
+    #[test]
+    fn a_delay_error_names_latency_and_its_forms() {
+        for bad in ["s5", "linear:base=1ms,per_in_flight=1ms", "uniform:1ms", "constant:-1ms"] {
+            let e = ServiceTime::parse_delay(bad).unwrap_err();
+            assert!(e.starts_with(&format!("invalid latency `{bad}`")), "{e}");
+            assert!(!e.contains("`s5`") && !e.contains("linear:") && !e.contains("service_time"), "{e}");
+        }
+        let e = ServiceTime::parse_delay("lognormal:p50=1ms,p50=2ms,p99=3ms").unwrap_err();
+        assert!(e.contains("invalid latency") && e.contains("given twice"), "{e}");
+        assert!(ServiceTime::parse_delay("exponential:2ms").is_ok());
     }
 }
