@@ -65,7 +65,7 @@ pub struct Scenario {
     /// What `rebound advise --scenario` may change and the incidents it must survive
     /// (`[advise]`, see [`crate::tune`]); unused by other commands.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, transform = crate::schema::no_default))]
     pub advise: Option<crate::tune::AdviseConfig>,
 }
 

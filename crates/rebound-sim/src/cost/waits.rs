@@ -99,7 +99,8 @@ mod tests {
     }
 
     fn spec(kind: u8, base_us: u64, step_or_factor: u64, cap_ms: Option<u64>) -> String {
-        let cap = cap_ms.map_or(String::new(), |c| format!(",cap={c}ms"));
+        // A cap below the base is refused by the spec grammar: keep it at or above the base.
+        let cap = cap_ms.map_or(String::new(), |c| format!(",cap={}us", (c * 1000).max(base_us)));
         match kind {
             0 => format!("constant:base={base_us}us"),
             1 => format!("linear:base={base_us}us,step={step_or_factor}us{cap}"),
