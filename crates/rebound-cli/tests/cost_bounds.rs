@@ -8,26 +8,6 @@ use std::time::Duration;
 
 const LIMIT: Duration = Duration::from_secs(120);
 
-/// A scenario file, removed when dropped.
-struct File(std::path::PathBuf);
-
-impl File {
-    fn new(name: &str, toml: &str) -> File {
-        let p = std::env::temp_dir().join(format!("rebound-cost-bounds-{}-{name}.toml", std::process::id()));
-        std::fs::write(&p, toml).unwrap();
-        File(p)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for File {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// Item 12: `storm --runs 10000` of the default storm (seven policies) ran for hours; refused,
 /// exit 2, naming `--runs` and the bound. A few runs still run.
 #[test]
@@ -38,7 +18,7 @@ fn storm_bounds_its_runs_in_all() {
         &["events in all runs", "`--runs` = 10000", "7 policies", "at most 1e10"],
     );
     let small = "duration = \"10s\"\n[clients]\ncount = 10\n[outage]\nkind = \"none\"\n";
-    let f = File::new("small", small);
+    let f = usage::File::new("cost-bounds", "small", small);
     let out = usage::rebound_within(LIMIT)
         .args([
             "storm",
@@ -91,7 +71,7 @@ fn the_policy_given_is_the_one_costed() {
             );
         }
     }
-    let f = File::new("fan", &toml);
+    let f = usage::File::new("cost-bounds", "fan", &toml);
     usage::refused_within(
         LIMIT,
         &["storm", "--scenario", f.path()],
@@ -100,7 +80,8 @@ fn the_policy_given_is_the_one_costed() {
     let cmd = ["storm", "--scenario", f.path(), "--policy", "constant:max-retries=0"];
     let out = usage::rebound_within(LIMIT).args(cmd).output().unwrap();
     assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
-    let own = File::new("own", &format!("policies = [\"constant:max-retries=0\"]\n{toml}"));
+    let own =
+        usage::File::new("cost-bounds", "own", &format!("policies = [\"constant:max-retries=0\"]\n{toml}"));
     let out = usage::rebound_within(LIMIT).args(["storm", "--scenario", own.path()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // A costly --policy is still refused, naming itself.

@@ -18,26 +18,6 @@ fn refused(args: &[&str], words: &[&str]) {
     usage::refused_within(LIMIT, args, words);
 }
 
-/// A scenario file, removed when dropped.
-struct File(std::path::PathBuf);
-
-impl File {
-    fn new(name: &str, toml: &str) -> File {
-        let p = std::env::temp_dir().join(format!("rebound-run-bounds-{}-{name}.toml", std::process::id()));
-        std::fs::write(&p, toml).unwrap();
-        File(p)
-    }
-    fn path(&self) -> &str {
-        self.0.to_str().unwrap()
-    }
-}
-
-impl Drop for File {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 fn chain(n: usize, calls: usize, workers: u32) -> String {
     let mut s = String::from("duration = \"20s\"\n[clients]\ncount = 1\n[outage]\nkind = \"none\"\n");
     for i in 0..n {
@@ -56,15 +36,15 @@ fn chain(n: usize, calls: usize, workers: u32) -> String {
 /// workers × 16 calls.
 #[test]
 fn storm_refuses_fan_out_and_memory_past_the_bounds() {
-    let f = File::new("fan", &chain(5, 16, 64));
+    let f = usage::File::new("run-bounds", "fan", &chain(5, 16, 64));
     refused(
         &["storm", "--scenario", f.path()],
         &["calls per user request", "16 calls × 4 levels", "at most 1e6"],
     );
-    let f = File::new("six-gb", &chain(64, 16, 100_000));
+    let f = usage::File::new("run-bounds", "six-gb", &chain(64, 16, 100_000));
     refused(&["storm", "--scenario", f.path()], &["calls per user request", "at most 1e6"]);
     let open = "duration = \"100s\"\n[clients]\nrate = \"10000000/s\"\n[[service]]\nname = \"a\"\n[outage]\nkind = \"hard-down\"\nstart = \"0s\"\nend = \"100s\"\n";
-    let f = File::new("open", open);
+    let f = usage::File::new("run-bounds", "open", open);
     refused(
         &["storm", "--scenario", f.path(), "--policy", "constant:base=100s"],
         &["user requests per second", "clients.rate"],
@@ -76,7 +56,7 @@ fn storm_refuses_fan_out_and_memory_past_the_bounds() {
 #[test]
 fn storm_holds_a_closed_loop_to_the_offered_rate() {
     let toml = "[clients]\ncount = 1\nthink = \"0s\"\ngive_up_pause = \"1s\"\n[[service]]\nname = \"a\"\nservice_time = \"constant:1ns\"\n";
-    let f = File::new("think0", toml);
+    let f = usage::File::new("run-bounds", "think0", toml);
     refused(
         &["storm", "--scenario", f.path()],
         &["user requests per second offered", "clients.think", "at most 1e6"],
@@ -89,7 +69,11 @@ fn storm_holds_a_closed_loop_to_the_offered_rate() {
 /// request, named as the users' policy (`policies`).
 #[test]
 fn storm_costs_the_policies_given_on_the_command_line() {
-    let f = File::new("day", "duration = \"1day\"\n[clients]\ncount = 1000000\nthink = \"1s\"\n");
+    let f = usage::File::new(
+        "run-bounds",
+        "day",
+        "duration = \"1day\"\n[clients]\ncount = 1000000\nthink = \"1s\"\n",
+    );
     refused(
         &["storm", "--scenario", f.path(), "--policy", "constant:base=1ms"],
         &["attempts of the users' policy (`policies`)", "at most 1e6"],

@@ -21,3 +21,29 @@ pub fn refused_within(timeout: Duration, args: &[&str], words: &[&str]) {
     }
     assert!(!err.contains("panicked"), "{args:?}: {err}");
 }
+
+/// A scenario file in the temp directory, named by the test file (`group`) and `name`, removed
+/// when dropped.
+#[allow(dead_code)] // not every test binary that shares this module writes scenario files
+pub struct File(std::path::PathBuf);
+
+#[allow(dead_code)]
+impl File {
+    /// Writes `toml` to a file of its own.
+    pub fn new(group: &str, name: &str, toml: &str) -> File {
+        let p = std::env::temp_dir().join(format!("rebound-{group}-{}-{name}.toml", std::process::id()));
+        std::fs::write(&p, toml).unwrap();
+        File(p)
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for File {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
