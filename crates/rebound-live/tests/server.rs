@@ -63,20 +63,17 @@ async fn the_token_bucket_answers_429_with_retry_after() {
     assert_eq!(statuses, [(200, None), (429, Some("1".into())), (429, Some("1".into()))]);
 }
 
+/// `POST /admin/{what}` as the experiment sends it (JSON, the server's own Host): its status.
+async fn admin(client: &reqwest::Client, base: &str, what: &str) -> u16 {
+    let r = client.post(format!("{base}/admin/{what}")).header("content-type", "application/json");
+    r.send().await.unwrap().status().as_u16()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paused_requests_wait_until_resumed_and_count_meanwhile() {
     let (base, _stop, _task) = start(None).await;
     let client = reqwest::Client::new();
-    assert_eq!(
-        client
-            .post(format!("{base}/admin/pause"))
-            .header("content-type", "application/json")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        204
-    );
+    assert_eq!(admin(&client, &base, "pause").await, 204);
     let pending = tokio::spawn(client.get(format!("{base}/api")).send());
     // Wait (bounded) until the request is in the server, then check it is still held.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -92,16 +89,7 @@ async fn paused_requests_wait_until_resumed_and_count_meanwhile() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(!pending.is_finished(), "a paused server answered");
     assert_eq!(rebound_live::metrics::sample(&text, "rebound_paused"), Some(1.0));
-    assert_eq!(
-        client
-            .post(format!("{base}/admin/resume"))
-            .header("content-type", "application/json")
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        204
-    );
+    assert_eq!(admin(&client, &base, "resume").await, 204);
     let r = tokio::time::timeout(Duration::from_secs(10), pending).await.expect("answered after resume");
     assert_eq!(r.unwrap().unwrap().status(), 200);
 }
