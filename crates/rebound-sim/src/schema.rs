@@ -39,13 +39,16 @@ pub fn scenario() -> serde_json::Value {
     value
 }
 
-/// Rewrites `v` for TOML files: an `Option`'s `null` alternative dropped (`"type": ["integer",
+/// Rewrites `v` for TOML files: a `null` default dropped (an unset `Option`), an `Option`'s `null` alternative dropped (`"type": ["integer",
 /// "null"]` becomes `"integer"`, `"anyOf": [{"$ref": R}, {"type": "null"}]` becomes `"$ref": R`)
 /// and every `description` as plain text.
 fn for_toml(v: &mut serde_json::Value) {
     use serde_json::Value;
     match v {
         Value::Object(map) => {
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
             if let Some(Value::Array(types)) = map.get_mut("type") {
                 types.retain(|t| t != "null");
                 if let [one] = types.as_slice() {
