@@ -43,6 +43,20 @@ fn load(url: &str, policy: &str) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Whether `n` answers are enough to judge (`min`). Fewer on a machine too busy to send at the
+/// rate (the load's own lateness p99 past 100 ms) is said and not judged; fewer on a machine that
+/// kept up is a failure. (The Wilson intervals judged below hold at any count; `min` only keeps
+/// them narrow enough to mean something.)
+fn enough(report: &serde_json::Value, n: u32, min: u32) -> bool {
+    if n >= min {
+        return true;
+    }
+    let late_ms = report["lateness"]["p99_ms"].as_f64().unwrap_or(0.0);
+    assert!(late_ms > 100.0, "too few answers to judge ({n} < {min}) on a machine that kept up: {report}");
+    eprintln!("machine too busy: the load ran {late_ms:.0} ms late (p99), {n} answers < {min}: not judged");
+    false
+}
+
 fn count(report: &serde_json::Value, key: &str) -> u32 {
     u32::try_from(report[key].as_u64().unwrap()).unwrap()
 }
@@ -52,7 +66,9 @@ fn without_retries_the_failed_share_is_the_injected_error_rate() {
     let (_server, url) = chaotic_server();
     let report = load(&url, "constant:base=10ms,max-retries=0");
     let (ok, errors) = (count(&report, "ok"), count(&report, "errors"));
-    assert!(ok + errors >= 200, "too few answers to judge: {report}");
+    if !enough(&report, ok + errors, 200) {
+        return;
+    }
     assert_eq!(count(&report, "timedout"), 0, "{report}");
     let failed = Proportion::of(errors, ok + errors);
     assert!(
@@ -68,7 +84,9 @@ fn with_retries_attempts_fail_at_the_rate_and_requests_at_its_fourth_power() {
     let (_server, url) = chaotic_server();
     let report = load(&url, "constant:base=10ms,max-retries=3");
     let (ok, errors) = (count(&report, "ok"), count(&report, "errors"));
-    assert!(ok >= 200, "too few answers to judge: {report}");
+    if !enough(&report, ok, 200) {
+        return;
+    }
     // Every attempt meets the same 20 %.
     let attempts_failed = Proportion::of(errors, ok + errors);
     assert!(
@@ -99,13 +117,15 @@ fn an_outage_window_shows_in_the_seconds_it_covers() {
         Outage { start: Duration::from_secs(1), end: Duration::from_secs(2), kind: OutageKind::HardDown };
     let (_server, url) = serve(ChaosConfig { outage: Some(outage), ..ChaosConfig::default() });
     let report = load(&url, "constant:base=10ms,max-retries=0");
-    let second = |t: usize| {
+    let answers = |t: usize| {
         let s = &report["series"][t];
         let (ok, errors) = (s["ok"].as_u64().unwrap(), s["errors"].as_u64().unwrap());
-        assert!(ok + errors >= 50, "second {t}: too few answers: {report}");
-        errors as f64 / (ok + errors) as f64
+        (ok + errors, errors as f64 / (ok + errors).max(1) as f64)
     };
-    assert!(second(0) <= 0.2, "before the outage: {report}");
-    assert!(second(1) >= 0.8, "during the outage: {report}");
-    assert!(second(2) <= 0.2, "after the outage: {report}");
+    if !(0..3).all(|t| enough(&report, u32::try_from(answers(t).0).unwrap(), 50)) {
+        return;
+    }
+    assert!(answers(0).1 <= 0.2, "before the outage: {report}");
+    assert!(answers(1).1 >= 0.8, "during the outage: {report}");
+    assert!(answers(2).1 <= 0.2, "after the outage: {report}");
 }

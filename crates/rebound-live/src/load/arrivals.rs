@@ -77,7 +77,10 @@ async fn closed_user(ctx: Arc<Ctx>, i: u32, mut stop: watch::Receiver<bool>) {
             }
             Some(_) => {}
         }
+        // Biased, the request first: a request counted as cut has begun its first attempt
+        // (which then counts as in flight at the end), whatever the poll order would have been.
         tokio::select! {
+            biased;
             ok = request(&ctx, seed.wrapping_mul(0x9E37_79B9).wrapping_add(n)) => {
                 // A request given up: the user waits `give_up_pause` before thinking again.
                 pause = if ok { Duration::ZERO } else { ctx.config.give_up_pause };
@@ -125,7 +128,9 @@ async fn open_loop(ctx: Arc<Ctx>, mut stop: watch::Receiver<bool>) {
         let (ctx, mut stop) = (ctx.clone(), stop.clone());
         let seed = ctx.config.seed.wrapping_mul(0x9E37_79B9).wrapping_add(n);
         requests.spawn(async move {
+            // Biased as in the closed loop: every cut request has begun its first attempt.
             tokio::select! {
+                biased;
                 _ = request(&ctx, seed) => {}
                 _ = stop.wait_for(|s| *s) => { ctx.cut.fetch_add(1, Relaxed); }
             }
