@@ -121,7 +121,7 @@ async fn an_edited_stack_is_titled_as_edited_and_its_charts_carry_every_label() 
     let toml = s.js("return document.getElementById('toml').value").await;
     assert!(!toml.as_str().unwrap().contains("[server]"), "the unused [server] table dropped: {toml}");
     s.type_into("#f-clients-count", "100").await;
-    s.type_into("#f-duration", "40s").await;
+    s.type_into("#f-duration", "60s").await;
     s.run(RUN).await;
     let heading = s.texts(".run h3").await.concat();
     assert!(heading.contains(&edited), "the run is titled as edited: {heading}");

@@ -139,7 +139,7 @@ fn parse(body: &[u8]) -> Result<(Asked, tune::Plan), String> {
     current.policies = scenario.policies_or_default().into_iter().take(1).collect();
     check_bounds(&current)?;
     let asked = Asked { text: text.to_string(), scenario, runs, target, seed };
-    let (_, _, plan) = asked.request().plan().map_err(|e| format!("{e}: the lab's bound"))?;
+    let (_, _, plan) = asked.request().plan().map_err(|e| e.to_string())?;
     if plan.events > MAX_SEARCH_EVENTS {
         return Err(format!(
             "the search would take up to {:.1e} events ({} candidates, {} runs), past the lab's bound of {MAX_SEARCH_EVENTS:.0e}: \
