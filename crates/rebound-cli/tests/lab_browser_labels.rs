@@ -143,6 +143,7 @@ async fn an_edited_stack_is_titled_as_edited_and_its_charts_carry_every_label() 
     s.el("#charts figure.chart .export-svg").await.click().await.unwrap();
     s.el("#charts figure.chart .export-png").await.click().await.unwrap();
     let svg = String::from_utf8(downloaded(&s, "rebound-goodput.svg").await).unwrap();
+    std::fs::write(std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lab-export.svg"), &svg).unwrap();
     let specs = s.js("return [...document.querySelectorAll('input.policy')].map(i => i.value)").await;
     for text in ["Goodput", "OK requests/s", "simulated time (s)", &format!("scenario: {edited}")] {
         assert!(svg.contains(&format!(">{text}<")), "the SVG's text has {text:?}");
@@ -179,6 +180,7 @@ async fn at_390_px_the_stack_graph_runs_top_to_bottom() {
         assert!(pair[1][1] >= pair[0][1] + pair[0][3], "each tier below the one that calls it: {boxes:?}");
     }
     let inner = s.js("return window.innerWidth").await.as_f64().unwrap();
+    assert_eq!(inner, 390.0, "a phone's width");
     for b in &boxes {
         assert!(b[0] >= 0.0 && b[0] + b[2] <= inner, "inside the {inner} px screen: {boxes:?}");
         assert!(b[2] >= 100.0, "readable: a box {} px wide", b[2]);

@@ -127,7 +127,7 @@ function render(doc, searched) {
   const verdict = rec.reaches_target
     ? `Recommendation: reaches P(recover) ≥ ${rec.target} under every incident and keeps the steady success ratio.`
     : `No candidate reaches P(recover) ≥ ${rec.target} under every incident; the best found:`;
-  const hops = Object.keys(rec.policies).map((h) =>
+  const hops = (doc.hops || Object.keys(rec.policies)).map((h) =>
     `<tr data-hop="${esc(h)}"><th scope="row">${esc(h)}</th><td class="spec">${esc(doc.current.policies[h] ?? "-")}</td><td class="spec">${esc(rec.policies[h])}</td></tr>`).join("");
   const s = doc.spent;
   box.innerHTML = `<p class="advise-verdict">${esc(verdict)}</p>` +
