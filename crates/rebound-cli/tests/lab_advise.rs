@@ -56,7 +56,8 @@ async fn end(url: &str) -> (u16, Value) {
 #[tokio::test]
 async fn the_lab_answers_what_advise_json_prints_for_the_same_stack() {
     let lab = Lab::start();
-    let (status, started) = post(&format!("{}api/advise", lab.url), &json!({ "scenario": SMALL, "runs": 2 })).await;
+    let (status, started) =
+        post(&format!("{}api/advise", lab.url), &json!({ "scenario": SMALL, "runs": 2 })).await;
     assert_eq!(status, 202, "{started}");
     assert!(started["plan"]["runs"].as_u64().unwrap() > 0, "{started}");
     let (status, mut page) = end(&format!("{}api/advise/{}", lab.url, started["id"])).await;
@@ -84,7 +85,8 @@ async fn the_lab_answers_what_advise_json_prints_for_the_same_stack() {
     assert!(draft.contains(&format!("policies = [\"{users}\"]")), "{draft}");
     let panel = &evidence[0];
     assert!(panel["title"].as_str().unwrap().contains("db down"), "{panel}");
-    let names: Vec<&str> = panel["series"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        panel["series"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["recommended", "current"]);
     assert_eq!(panel["series"][0]["points"].as_array().unwrap().len(), 30, "a point per simulated second");
 }
@@ -96,7 +98,10 @@ async fn bad_fields_and_searches_past_the_bounds_are_400s_naming_the_key() {
     let cases = [
         (json!({ "scenario": SMALL, "runz": 2 }), "unknown key `runz`"),
         (json!({ "scenario": SMALL, "runs": 0 }), "`runs` = 0 is invalid: must be an integer in [1, 100]"),
-        (json!({ "scenario": SMALL, "target": 1.5 }), "`target` = 1.5 is invalid: must be a number in (0, 1]"),
+        (
+            json!({ "scenario": SMALL, "target": 1.5 }),
+            "`target` = 1.5 is invalid: must be a number in (0, 1]",
+        ),
         (json!({ "runs": 2 }), "missing `scenario`"),
         (json!({ "scenario": SMALL.replace("rate = \"50/s\"", "rate = \"fifty\"") }), "rate"),
         // The default search (48 + 24 candidates, 20 runs) of a three-minute storm of 100,000 users.

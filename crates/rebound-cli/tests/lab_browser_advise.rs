@@ -74,22 +74,26 @@ async fn recommend_shows_the_ranking_and_evidence_and_apply_then_undo_edit_the_d
     let before = s.js("return document.getElementById('toml').value").await;
     let hop = |name: &'static str| {
         let s = &s;
-        async move { s.texts(&format!("table.advise-policies tr[data-hop='{name}'] td:nth-child(3)")).await.concat() }
+        async move {
+            s.texts(&format!("table.advise-policies tr[data-hop='{name}'] td:nth-child(3)")).await.concat()
+        }
     };
     let recommended = [hop("users").await, hop("api->db").await];
     assert!(recommended.iter().all(|r| r.contains(':')), "a spec for users and api->db: {recommended:?}");
     s.el("#advise-apply").await.click().await.unwrap();
-    let applied = until(Duration::from_secs(5), "the draft to change", || async {
+    until(Duration::from_secs(5), "the draft's policies to be the recommendation's", || async {
         let p = s.js("return [...document.querySelectorAll('input.policy')].map(i => i.value)").await;
         let p: Vec<String> = p.as_array()?.iter().map(|x| x.as_str().unwrap().to_string()).collect();
         (p == [recommended[0].clone()]).then_some(())
     })
     .await;
-    let _ = applied;
     let after = s.js("return document.getElementById('toml').value").await;
     let after = after.as_str().unwrap();
     assert!(after.contains(&format!("policy = \"{}\"", recommended[1])), "the call's policy: {after}");
-    assert!(after.contains("# every hop retries") && after.contains("# a small stack"), "comments kept: {after}");
+    assert!(
+        after.contains("# every hop retries") && after.contains("# a small stack"),
+        "comments kept: {after}"
+    );
     s.el("#advise-undo").await.click().await.unwrap();
     assert_eq!(s.js("return document.getElementById('toml').value").await, before, "Undo restores the draft");
     let policies = s.js("return [...document.querySelectorAll('input.policy')].map(i => i.value)").await;

@@ -84,7 +84,10 @@ async fn compare_shows_a_b_and_the_difference_with_intervals_per_policy_and_serv
     };
     let policy = "tr[data-policy='exponential:base=50ms,factor=2,jitter=full,max-retries=3']";
     let p = row(format!("table.diff {policy}[data-metric='P(recover)']")).await;
-    assert!(p[0].contains('%') && p[0].contains('–') && p[1].contains('%'), "both values with intervals: {p:?}");
+    assert!(
+        p[0].contains('%') && p[0].contains('–') && p[1].contains('%'),
+        "both values with intervals: {p:?}"
+    );
     assert!(p[2].contains("pts (") && p[2].contains(" to "), "the difference with its interval: {p:?}");
     let a = row(format!("table.diff {policy}[data-metric='attempts per request']")).await;
     assert!(a.iter().all(|c| c.chars().any(|ch| ch.is_ascii_digit())), "{a:?}");
@@ -102,7 +105,8 @@ async fn compare_shows_a_b_and_the_difference_with_intervals_per_policy_and_serv
 /// The downloaded file `name` once complete.
 async fn downloaded(s: &Session, name: &str) -> Vec<u8> {
     let path = s.downloads.join(name);
-    until(Duration::from_secs(20), name, || async { std::fs::read(&path).ok().filter(|b| !b.is_empty()) }).await
+    until(Duration::from_secs(20), name, || async { std::fs::read(&path).ok().filter(|b| !b.is_empty()) })
+        .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,13 @@ use std::time::Duration;
 ///
 /// # Errors
 /// `text` is not TOML (it parsed into `sc`, so not expected).
-pub fn document(text: &str, sc: &Scenario, advice: &Advice, plan: &Plan, wall: Duration) -> anyhow::Result<Value> {
+pub fn document(
+    text: &str,
+    sc: &Scenario,
+    advice: &Advice,
+    plan: &Plan,
+    wall: Duration,
+) -> anyhow::Result<Value> {
     let mut doc: Value = serde_json::from_str(&render::json(sc, advice, plan, wall)?)?;
     let evidence: Vec<Value> = chart::panels(sc, advice)
         .into_iter()

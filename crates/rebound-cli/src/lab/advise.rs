@@ -102,8 +102,11 @@ const KEYS: [&str; 5] = ["scenario", "runs", "candidates", "target", "seed"];
 
 /// The request's fields, each checked; the search's plan within the lab's bounds.
 fn parse(body: &[u8]) -> Result<(Asked, tune::Plan), String> {
-    let req: Value = serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
-    let Value::Object(fields) = &req else { return Err(format!("the body must be a JSON object, not {req}")) };
+    let req: Value =
+        serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
+    let Value::Object(fields) = &req else {
+        return Err(format!("the body must be a JSON object, not {req}"));
+    };
     if let Some(key) = fields.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(format!("unknown key `{key}` in the advise request: the keys are {}", KEYS.join(", ")));
     }
@@ -185,10 +188,16 @@ async fn start(State(advisor): State<Arc<Advisor>>, body: Bytes) -> Response {
         *worker.end.lock().unwrap_or_else(|e| e.into_inner()) = Some(end);
     });
     if let Err(e) = spawned {
-        return json_response(StatusCode::INTERNAL_SERVER_ERROR, &json!({ "error": format!("cannot start a search: {e}") }));
+        return json_response(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            &json!({ "error": format!("cannot start a search: {e}") }),
+        );
     }
     let _ = std::thread::Builder::new().name(format!("lab-advise-watch-{id}")).spawn(move || watchdog(&dog));
-    json_response(StatusCode::ACCEPTED, &json!({ "id": id, "plan": plan, "status": format!("/api/advise/{id}") }))
+    json_response(
+        StatusCode::ACCEPTED,
+        &json!({ "id": id, "plan": plan, "status": format!("/api/advise/{id}") }),
+    )
 }
 
 /// The search, then the page's document.
@@ -212,8 +221,9 @@ fn execute(asked: &Asked, search: &Search) -> Result<Arc<String>, String> {
         ),
         e => format!("{e} (the lab's bound)"),
     })?;
-    let doc = crate::advise_stack::lab::document(&asked.text, &asked.scenario, &advice, &plan, started.elapsed())
-        .map_err(|e| format!("{e:#}"))?;
+    let doc =
+        crate::advise_stack::lab::document(&asked.text, &asked.scenario, &advice, &plan, started.elapsed())
+            .map_err(|e| format!("{e:#}"))?;
     Ok(Arc::new(doc.to_string()))
 }
 
@@ -223,7 +233,10 @@ fn watchdog(search: &Search) {
     while search.end.lock().unwrap_or_else(|e| e.into_inner()).is_none() {
         std::thread::sleep(Duration::from_millis(200));
         if search.seen.lock().unwrap_or_else(|e| e.into_inner()).elapsed() > idle {
-            cancel_search(search, format!("the search was stopped: nobody polled it for {} s", idle.as_secs()));
+            cancel_search(
+                search,
+                format!("the search was stopped: nobody polled it for {} s", idle.as_secs()),
+            );
         }
     }
 }

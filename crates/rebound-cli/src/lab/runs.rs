@@ -233,10 +233,9 @@ impl Runs {
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < BOUNDS.max_running).then_some(n + 1));
         match taken {
             Ok(_) => Ok(Slot(self.running.clone())),
-            Err(running) => Err(format!(
-                "{running} runs are going: the lab runs at most {} at once",
-                BOUNDS.max_running
-            )),
+            Err(running) => {
+                Err(format!("{running} runs are going: the lab runs at most {} at once", BOUNDS.max_running))
+            }
         }
     }
 
