@@ -136,7 +136,9 @@ async fn an_edited_stack_is_titled_as_edited_and_its_charts_carry_every_label() 
     assert!(!legends.is_empty() && legends.iter().all(|n| *n == 7), "{legends:?}");
     // The tooltip's time has its unit.
     let tip = "const p = document.querySelector('#charts figure.chart .plot'); p.focus(); \
-               for (let i = 0; i < 5; i++) p.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'})); \
+               const key = (k) => p.dispatchEvent(new KeyboardEvent('keydown', {key: k})); \
+               for (let i = 0; i < 10; i++) key('PageDown'); \
+               for (let i = 0; i < 5; i++) key('ArrowRight'); \
                return p.innerText";
     let tip = until(Duration::from_secs(5), "the tooltip", || async {
         let t = s.js(tip).await.as_str().unwrap_or("").to_string();
