@@ -43,11 +43,17 @@ export function outageOf(obj) {
   return { target, label: `outage: ${what} ${o.start ?? "15s"}–${o.end ?? "45s"}` };
 }
 
-/** Draws the graph into `box` as SVG; `stats` maps a service name to {rate, amplification}. */
+/** Below this width (CSS px) the graph is laid out top to bottom: at a phone's 390 px a
+ * left-to-right chain of four boxes would be scaled to an unreadable strip. */
+export const VERTICAL_BELOW = 640;
+
+/** Draws the graph into `box` as SVG; `stats` maps a service name to {rate, amplification}.
+ * Left to right, or top to bottom when `box` is narrower than [`VERTICAL_BELOW`]. */
 export function drawGraph(box, obj, usersPolicy, stats) {
   const { nodes, edges } = topology(obj, usersPolicy);
   const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 30, ranksep: 70, marginx: 8, marginy: 8 });
+  const vertical = box.clientWidth > 0 && box.clientWidth < VERTICAL_BELOW;
+  g.setGraph({ rankdir: vertical ? "TB" : "LR", nodesep: 30, ranksep: vertical ? 50 : 70, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   const outage = outageOf(obj);
   for (const n of nodes) {
@@ -59,7 +65,7 @@ export function drawGraph(box, obj, usersPolicy, stats) {
   });
   dagre.layout(g);
   const { width, height } = g.graph();
-  let svg = `<svg class="graph" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="Service graph: ${nodes.length} boxes, ${g.edgeCount()} calls">`;
+  let svg = `<svg class="graph${vertical ? " vertical" : ""}" viewBox="0 0 ${width} ${height}" width="${width}" role="img" aria-label="Service graph: ${nodes.length} boxes, ${g.edgeCount()} calls">`;
   svg += `<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="#333"/></marker></defs>`;
   for (const ref of g.edges()) {
     const e = g.edge(ref);

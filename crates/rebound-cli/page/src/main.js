@@ -7,6 +7,10 @@ import * as run from "./run.js";
 import { show, drawCharts, graphStats, download, csv, current } from "./view.js";
 import { METRICS } from "./charts.js";
 import { resizeAll } from "./charts.js";
+import { redrawGraph } from "./editor.js";
+import { watchTitle } from "./title.js";
+import * as advise from "./advise.js";
+import { dropUnused } from "./tomltext.js";
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_METRICS = ["goodput", "attempts", "shed"];
@@ -38,7 +42,8 @@ async function init() {
   $("runs").addEventListener("input", estimate);
   $("cancel").addEventListener("click", run.cancel);
   window.addEventListener("pagehide", run.onLeave);
-  window.addEventListener("resize", () => resizeAll(document));
+  window.addEventListener("resize", () => { resizeAll(document); redrawGraph(); });
+  advise.init();
   exports();
   const linked = history.fromFragment();
   if (linked) {
@@ -49,6 +54,7 @@ async function init() {
   } else {
     load(defaults.scenarios[0].toml);
   }
+  watchTitle();
   await renderHistory();
   document.body.dataset.ready = "true";
 }
@@ -56,7 +62,7 @@ async function init() {
 function exports() {
   const text = (name, type, body) => download(name, new Blob([body], { type }));
   const need = (f) => () => { const e = current(); if (e) f(e); };
-  $("export-toml").addEventListener("click", need((e) => text("scenario.toml", "application/toml", e.toml)));
+  $("export-toml").addEventListener("click", need((e) => text("scenario.toml", "application/toml", dropUnused(e.toml))));
   $("export-json").addEventListener("click", need((e) => text("storm.json", "application/json", JSON.stringify(e.doc, null, 2))));
   $("export-csv").addEventListener("click", need((e) => text("series.csv", "text/csv", csv(e))));
   $("permalink").addEventListener("click", need((e) => {

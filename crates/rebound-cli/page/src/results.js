@@ -26,13 +26,28 @@ export function verdict(r) {
   const ok = v === "healthy" || v === "recovered";
   const cost = costOf(r);
   let text = v === "recovered" && r.recovery_s != null ? `recovered in ${num(r.recovery_s, 0)} s` : v;
-  if (r.runs > 1 && r.recovered_runs != null && r.recovery_probability) {
+  if (replicated(r)) {
+    // With replications the probability leads; run 0's verdict is said to be run 0's.
     const p = r.recovery_probability;
-    text += ` · recovered ${r.recovered_runs}/${r.runs} (${Math.round(p.low * 100)}–${Math.round(p.high * 100)} %)`;
+    const often = r.recovered_runs * 2 >= r.runs;
+    const mean = r.attempts_per_success_mean?.estimate;
+    const costly = often && (mean == null || mean >= 3);
+    text = `recovered ${r.recovered_runs}/${r.runs} (${Math.round(p.low * 100)}–${Math.round(p.high * 100)} %) · run 0: ${text}`;
+    if (costly) text += mean == null ? " · no success" : ` · at ${num(mean, 1)}× attempts per success (mean)`;
+    return { text, cls: !often ? "bad" : costly ? "costly" : "good" };
   }
   const costly = ok && (cost == null || cost >= 3);
   if (costly) text += cost == null ? " · no success" : ` · at ${num(cost, 1)}× attempts per success`;
   return { text, cls: !ok ? "bad" : costly ? "costly" : "good" };
+}
+
+/** Whether `r` summarises several runs (its figures are run 0's unless named `_mean`). */
+export const replicated = (r) => r.runs > 1 && r.recovery_probability != null;
+
+/** `m` ({estimate, low, high}) as `1.23 (1.10–1.40)`. */
+export function withInterval(m, d = 2) {
+  if (!m) return "-";
+  return m.low != null && m.high != null ? `${num(m.estimate, d)} (${num(m.low, d)}–${num(m.high, d)})` : num(m.estimate, d);
 }
 
 function swatch(s) {
@@ -43,14 +58,20 @@ function swatch(s) {
 /** The summary table of `reports`; `styleOf(spec)` gives {color, dash}. */
 export function summaryTable(reports, styleOf) {
   const hasApr = reports.some((r) => r.attempts_per_request !== undefined);
-  const head = ["policy", "verdict", hasApr ? "attempts per request" : null, "attempts per success", "gave up", "timeouts", "peak in flight"].filter(Boolean);
+  // With replications: the probability and the means with their 95 % intervals; a figure
+  // that is run 0's alone says so in its header.
+  const rep = reports.some(replicated);
+  const r0 = rep ? " (run 0)" : "";
+  const mean = rep ? " (mean, 95 % interval)" : "";
+  const head = ["policy", rep ? "P(recover), 95 % interval" : "verdict", hasApr ? `attempts per request${mean}` : null, `attempts per success${mean}`, `gave up${r0}`, `timeouts${r0}`, `peak in flight${r0}`].filter(Boolean);
   const rows = reports.map((r, i) => {
     const v = verdict(r);
+    const many = replicated(r);
     const cells = [
       `<td title="${esc(r.policy)}">${swatch(styleOf(r.policy))} <span class="num">${i + 1}.</span> ${esc(shortLabel(r.policy))}</td>`,
       `<td class="verdict ${v.cls}">${esc(v.text)}</td>`,
-      hasApr ? `<td>${num(r.attempts_per_request)}</td>` : null,
-      `<td>${num(costOf(r))}</td>`,
+      hasApr ? `<td>${many ? withInterval(r.attempts_per_request_mean) : num(r.attempts_per_request)}</td>` : null,
+      `<td>${many ? withInterval(r.attempts_per_success_mean) : num(costOf(r))}</td>`,
       `<td>${r.gave_up ?? "-"}</td>`, `<td>${r.timedout ?? "-"}</td>`, `<td>${r.peak_concurrency ?? "-"}</td>`,
     ].filter(Boolean);
     return `<tr data-policy="${esc(r.policy)}">${cells.join("")}</tr>`;
@@ -67,35 +88,12 @@ export function amplificationTable(reports) {
     const s = (r.services || []).find((x) => x.name === n);
     return `<td>${s ? num(s.amplification) : "-"}</td>`;
   }).join("") + "</tr>").join("");
-  return `<div class="table-wrap"><table class="amplification"><caption>Amplification per service: attempts that reached it per user request</caption>` +
+  const r0 = reports.some(replicated) ? " (run 0)" : "";
+  return `<div class="table-wrap"><table class="amplification"><caption>Amplification per service${r0}: attempts that reached it per user request</caption>` +
     `<thead><tr><th scope="col">service</th>${head}</tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 /** The metrics' names and meanings, once per page. */
 export function meanings() {
   return `<dl class="meanings">${MEANINGS.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join("")}</dl>`;
-}
-
-function flatten(obj, prefix = "", out = {}) {
-  for (const [k, v] of Object.entries(obj || {})) {
-    const key = prefix ? `${prefix}.${k}` : k;
-    if (v && typeof v === "object" && !Array.isArray(v)) flatten(v, key, out);
-    else out[key] = Array.isArray(v) ? JSON.stringify(v) : String(v);
-  }
-  return out;
-}
-
-/** The differences of runs `a` and `b` (history entries): scenario keys, then each policy's figures. */
-export function diffTable(a, b) {
-  const fa = flatten(a.doc.scenario), fb = flatten(b.doc.scenario);
-  const keys = [...new Set([...Object.keys(fa), ...Object.keys(fb)])].filter((k) => fa[k] !== fb[k]);
-  const rows = keys.map((k) => `<tr><td>${esc(k)}</td><td>${esc(fa[k] ?? "(absent)")}</td><td>${esc(fb[k] ?? "(absent)")}</td></tr>`);
-  const specs = [...new Set([...a.doc.policies, ...b.doc.policies].map((r) => r.policy))];
-  for (const spec of specs) {
-    const ra = a.doc.policies.find((r) => r.policy === spec), rb = b.doc.policies.find((r) => r.policy === spec);
-    const cell = (r) => (r ? `${verdict(r).text}; ${num(costOf(r))} attempts per success` : "(not run)");
-    rows.push(`<tr data-policy="${esc(spec)}"><td title="${esc(spec)}">${esc(shortLabel(spec))}</td><td>${esc(cell(ra))}</td><td>${esc(cell(rb))}</td></tr>`);
-  }
-  return `<div class="table-wrap"><table class="diff"><caption>Run ${esc(a.label)} (A) against run ${esc(b.label)} (B): scenario keys that differ, then each policy</caption>` +
-    `<thead><tr><th scope="col">key or policy</th><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }

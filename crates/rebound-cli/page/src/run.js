@@ -6,6 +6,7 @@ import { state, showError } from "./editor.js";
 import * as history from "./history.js";
 import { show } from "./view.js";
 import { SESSION } from "./session.js";
+import { currentTitle } from "./title.js";
 
 const $ = (id) => document.getElementById(id);
 let active = null; // {id, source, timer}
@@ -65,7 +66,7 @@ function watch(id, runs, done) {
     const doc = JSON.parse(e.data);
     const secs = ((performance.now() - t0) / 1000).toFixed(1);
     active.source.close();
-    const name = $("builtin").selectedOptions[0]?.text || "scenario";
+    const name = currentTitle();
     const entry = await history.add({ apiId: id, name, toml: state.text, runs, doc, session: SESSION });
     window.history.replaceState(null, "", history.permalink(state.text, runs));
     show([entry]);
@@ -89,7 +90,7 @@ function partial(id, runs, reports) {
     seed: o.seed ?? 1, duration: o.duration ?? "2m",
     outage: { kind: out.kind ?? "pause", start: out.start ?? "15s", end: out.end ?? "45s" },
   };
-  return { apiId: id, label: `#${id} (running)`, name: $("builtin").selectedOptions[0]?.text || "scenario", seed: scenario.seed, runs, doc: { scenario, policies: reports } };
+  return { apiId: id, label: `#${id} (running)`, name: currentTitle(), seed: scenario.seed, runs, doc: { scenario, policies: reports } };
 }
 
 function stop(status) {

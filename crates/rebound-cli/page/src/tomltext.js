@@ -111,8 +111,28 @@ function serviceSpan(text, i) {
   return [own[0].header, own[own.length - 1].end];
 }
 
-/** `text` with a new `[[service]]` (`name`, and the keys in `keys`) after the last one. */
+/** `text` without tables the simulator ignores: `[server]` (S5's single server) once the
+ * stack has `[[service]]`s. Comments inside the table go with it; the rest is kept as written. */
+export function dropUnused(text) {
+  const all = sections(text);
+  const server = all.find((s) => s.where.table === "server");
+  if (!server || !all.some((s) => s.where.service !== undefined)) return text;
+  const lines = text.split("\n");
+  let end = server.end;
+  // Comment lines right above the next header are that table's.
+  while (end > server.header + 1 && /^\s*#/.test(lines[end - 1])) end--;
+  while (end < lines.length && lines[end].trim() === "") end++;
+  lines.splice(server.header, end - server.header);
+  return lines.join("\n");
+}
+
+/** `text` with a new `[[service]]` (`name`, and the keys in `keys`) after the last one; the
+ * `[server]` table, unused from then on, dropped. */
 export function addService(text, name, keys) {
+  return dropUnused(appendService(text, name, keys));
+}
+
+function appendService(text, name, keys) {
   const body = [`[[service]]`, `name = ${tomlValue(name)}`, ...Object.entries(keys).map(([k, v]) => `${k} = ${tomlValue(v)}`)];
   const all = sections(text).filter((s) => s.where.service !== undefined);
   const lines = text.split("\n");

@@ -4,7 +4,8 @@
 
 import { chart, dispose, METRICS, toSvg, toPng } from "./charts.js";
 import { slots, style, shortLabel } from "./palette.js";
-import { summaryTable, amplificationTable, diffTable, meanings, esc } from "./results.js";
+import { summaryTable, amplificationTable, meanings, esc } from "./results.js";
+import { diffTable } from "./compare.js";
 import { redrawGraph, seconds } from "./editor.js";
 import { SESSION } from "./session.js";
 
@@ -84,7 +85,8 @@ export function drawCharts() {
       });
     }));
     const where = service ? `${service}: ` : "";
-    const fig = chart(box, where + def.label, def.unit, lines, outage);
+    const scenario = shown.map((e, k) => `${shown.length === 2 ? ["A: ", "B: "][k] : ""}${e.name}`).join("; ");
+    const fig = chart(box, where + def.label, def.unit, lines, outage, scenario);
     fig.dataset.metric = m;
     const bar = document.createElement("div");
     bar.className = "chart-export";

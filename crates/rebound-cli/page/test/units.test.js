@@ -3,7 +3,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { COLORS, DASHES, contrast, style, shortLabel } from "../src/palette.js";
-import { setKey, addService, removeService, addCall, removeCall, keyAtLine } from "../src/tomltext.js";
+import { setKey, addService, removeService, addCall, removeCall, keyAtLine, dropUnused } from "../src/tomltext.js";
 import { parse } from "smol-toml";
 
 test("12 colours, each at least 3:1 against white (WCAG 1.4.11), 12 distinct colour-dash pairs", () => {
@@ -73,4 +73,15 @@ test("services and calls added and removed", () => {
   assert.deepEqual(o.service.map((s) => s.name), ["api", "cache"]);
   assert.deepEqual(o.service[0].call.map((c) => c.to), ["cache"]);
   assert.deepEqual(keyAtLine(TEXT, 3), { where: {}, key: "policies" });
+});
+
+test("the [server] table goes once the stack has a service; comments of the next table stay", () => {
+  const s5 = `seed = 1\n\n[clients]\ncount = 10\n\n[server]\nconcurrency_limit = 30\n\n# the incident\n[outage]\nkind = "pause"\n`;
+  const t = addService(s5, "svc1", { workers: 8 });
+  const o = parse(t);
+  assert.equal(o.server, undefined);
+  assert.deepEqual(o.service.map((s) => s.name), ["svc1"]);
+  assert.equal(o.clients.count, 10);
+  assert.ok(t.includes("# the incident\n[outage]"), t);
+  assert.equal(dropUnused(s5), s5, "no service: [server] is used");
 });

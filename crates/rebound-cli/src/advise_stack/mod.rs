@@ -4,6 +4,7 @@
 
 mod chart;
 mod export;
+pub(crate) mod lab;
 mod render;
 mod write;
 

@@ -18,6 +18,7 @@ const STYLE: &str = include_str!("page/style.css");
 
 /// The lab's routes over `runs`, behind the guard of `allowed` (see `guard`).
 pub fn router(allowed: rebound_live::guard::Allowed, runs: Arc<Runs>) -> Router {
+    let advisor = Arc::new(super::advise::Advisor::new(runs.clone()));
     Router::new()
         .route("/", get(|| async { asset("text/html; charset=utf-8", INDEX) }))
         .route("/app.js", get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }))
@@ -29,6 +30,7 @@ pub fn router(allowed: rebound_live::guard::Allowed, runs: Arc<Runs>) -> Router 
         .route("/api/runs/{id}/events", get(events))
         .route("/api/runs/{id}/report.html", get(report))
         .with_state(runs)
+        .merge(super::advise::router(advisor))
         .layer(axum::middleware::from_fn_with_state(Arc::new(allowed), rebound_live::guard::guard))
 }
 
@@ -36,11 +38,11 @@ fn asset(kind: &'static str, body: &'static str) -> Response {
     ([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], body).into_response()
 }
 
-fn json_response(status: StatusCode, body: &Value) -> Response {
+pub(super) fn json_response(status: StatusCode, body: &Value) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-fn bad_request(message: impl Into<String>) -> Response {
+pub(super) fn bad_request(message: impl Into<String>) -> Response {
     json_response(StatusCode::BAD_REQUEST, &json!({ "error": message.into() }))
 }
 

@@ -11,6 +11,9 @@
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
 //! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
 //! | `GET /api/runs/{id}/report.html` | a finished run's report, as `rebound storm --html` writes it |
+//! | `POST /api/advise` | `{"scenario": TOML text, "runs": N, "candidates": N, "target": P, "seed": S}` (all but `scenario` optional) → 202 `{"id", "plan"}` or 400/429 `{"error"}`: the stack advisor (`rebound advise --scenario`) on the page's stack, see `advise` |
+//! | `GET /api/advise/{id}` | 200 `advise --json`'s document with `draft` and `evidence`; 202 `{"runs", "runs_at_most"}` while searching; 422 `{"error"}` |
+//! | `DELETE /api/advise/{id}` | cancels a search: 202, 409 if it had ended, 404 |
 //!
 //! Every request first passes `guard`: a `Host` naming the lab's own address (its IP literal,
 //! `127.0.0.1`, `[::1]` or `localhost`, with its port; with `--allow-remote` on an unspecified
@@ -19,6 +22,7 @@
 //! are JSON: 403, 415, 413, 408. `serve` closes connections whose headers take over 10 s and
 //! gives open connections 1 s when the lab stops.
 
+mod advise;
 mod api;
 mod builtins;
 mod control;

@@ -182,17 +182,7 @@ impl Runs {
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
     pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
-        // A refused request never counts itself (nor another refused one) among those going.
-        let taken = self
-            .running
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < BOUNDS.max_running).then_some(n + 1));
-        if let Err(running) = taken {
-            return Err(format!(
-                "{running} runs are going: the lab runs at most {} at once",
-                BOUNDS.max_running
-            ));
-        }
-        let slot = Slot(self.running.clone());
+        let slot = self.slot()?;
         let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
         let first = Snapshot {
             phase: Phase::Running,
@@ -229,6 +219,24 @@ impl Runs {
             .name(format!("lab-watch-{id}"))
             .spawn(move || watchdog(&dog_tx, &dog_control));
         Ok(id)
+    }
+
+    /// One of the [`BOUNDS`]`.max_running` slots of runs going at once (the advisor's searches
+    /// take one too), given back when dropped.
+    ///
+    /// # Errors
+    /// Every slot taken.
+    pub(super) fn slot(&self) -> Result<Slot, String> {
+        // A refused request never counts itself (nor another refused one) among those going.
+        let taken = self
+            .running
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < BOUNDS.max_running).then_some(n + 1));
+        match taken {
+            Ok(_) => Ok(Slot(self.running.clone())),
+            Err(running) => {
+                Err(format!("{running} runs are going: the lab runs at most {} at once", BOUNDS.max_running))
+            }
+        }
     }
 
     /// A run's channel, if it is known (which counts as watching it).

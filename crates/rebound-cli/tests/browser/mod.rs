@@ -89,10 +89,15 @@ impl Session {
         let mut args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
         args.push(format!("--user-data-dir={}", profile.display()));
         args.push(format!("--window-size={width},1400"));
-        let caps = serde_json::json!({ "goog:chromeOptions": { "binary": CHROMIUM, "args": args, "prefs": {
+        let mut caps = serde_json::json!({ "goog:chromeOptions": { "binary": CHROMIUM, "args": args, "prefs": {
             "download.default_directory": downloads.display().to_string(),
             "download.prompt_for_download": false,
         } } });
+        if width < 500 {
+            // Chromium's windows are at least 500 px wide: a phone's width is emulated.
+            caps["goog:chromeOptions"]["mobileEmulation"] =
+                serde_json::json!({ "deviceMetrics": { "width": width, "height": 1400, "pixelRatio": 1.0 } });
+        }
         let serde_json::Value::Object(caps) = caps else { unreachable!() };
         let c = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)

@@ -62,6 +62,6 @@ pub mod space;
 
 pub use config::{AdviseConfig, BudgetKind, ScopeKind};
 pub use plan::Plan;
-pub use rows::{advise, Advice, AdviseError, Request, Row};
+pub use rows::{advise, advise_with, Advice, AdviseError, Request, Row};
 pub use search::Spent;
 pub use space::{Expressible, Hop, Setting};

@@ -156,14 +156,23 @@ fn entry(settings: Vec<Setting>) -> Entry {
 /// # Errors
 /// [`AdviseError`].
 pub fn advise(req: &Request<'_>, tick: &(dyn Fn() + Sync)) -> Result<Advice, AdviseError> {
+    advise_with(req, tick, &Stop::new().with_limits(&req.limits))
+}
+
+/// [`advise`], every run polling `stop` (the lab's: its caps on each run, a wall-clock bound
+/// and a cancel flag over the whole search).
+///
+/// # Errors
+/// [`AdviseError`]; [`AdviseError::Run`] with [`RunError::Cancelled`] or
+/// [`RunError::Deadline`] once `stop` fires.
+pub fn advise_with(req: &Request<'_>, tick: &(dyn Fn() + Sync), stop: &Stop) -> Result<Advice, AdviseError> {
     let sc = req.scenario;
     let cfg = req.config();
     let (hops, variants, _) = req.plan().map_err(AdviseError::Scenario)?;
     let space = Space::new(&cfg, req.export);
     let seed = req.seed.unwrap_or(sc.seed);
-    let stop = Stop::new().with_limits(&req.limits);
     let mut s = Search {
-        ctx: Context { sc, hops: &hops, variants: &variants, stop: &stop, tick },
+        ctx: Context { sc, hops: &hops, variants: &variants, stop, tick },
         spent: Spent::default(),
         runs: cfg.runs,
         first_runs: cfg.first_runs,
