@@ -69,3 +69,20 @@ fn two_copies_write_apart(kind: &str) {
     assert_eq!(tmps.len(), 2, "{kind}: the two copies shared a .tmp name");
     assert_eq!(shard, "{\"shard\": 1}\n");
 }
+
+#[test]
+fn submit_refuses_a_bad_kind_or_task_count_before_it_submits_anything() {
+    let submit = format!("{}/../../examples/slurm/submit.sh", env!("CARGO_MANIFEST_DIR"));
+    for (args, says) in [
+        (&["sweep"][..], "map|storm"),
+        (&["storm", "-n", "0"], "1..1000"),
+        (&["storm", "-n", "1001"], "1..1000"),
+        (&["map", "-n", "4x"], "1..1000"),
+        (&["map", "-n"], "map|storm"),
+    ] {
+        let out = Command::new("sh").arg(&submit).args(args).env("PATH", "/usr/bin:/bin").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}

@@ -52,7 +52,7 @@ impl Cluster {
     /// `None`, after one loud line naming the daemon and the end of its log, when one cannot
     /// start (not installed, not root, refused by its config).
     pub fn start() -> Option<Cluster> {
-        let dir = std::env::temp_dir().join(format!("rebound-slurm-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("rebound-slurm-cluster-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let conf = match conf::write(&dir) {
             Ok(conf) => conf,
