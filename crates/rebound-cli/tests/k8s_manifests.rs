@@ -71,15 +71,24 @@ fn every_pod_runs_the_built_image_if_present_on_the_claim_and_every_indexed_job_
         let (name, spec) = (&job["metadata"]["name"], &job["spec"]);
         let pod = &spec["template"]["spec"];
         assert_eq!(pod["restartPolicy"], "Never", "{name}");
-        assert_eq!(pod["volumes"][0]["persistentVolumeClaim"]["claimName"], claim["metadata"]["name"], "{name}");
+        assert_eq!(
+            pod["volumes"][0]["persistentVolumeClaim"]["claimName"], claim["metadata"]["name"],
+            "{name}"
+        );
         let c = &pod["containers"][0];
-        assert_eq!((c["image"].as_str(), c["imagePullPolicy"].as_str()), (Some(&*image), Some("IfNotPresent")));
+        assert_eq!(
+            (c["image"].as_str(), c["imagePullPolicy"].as_str()),
+            (Some(&*image), Some("IfNotPresent"))
+        );
         assert_eq!(c["command"][0], "/bin/sh", "{name}");
         let script = c["args"][0].as_str().unwrap();
         if spec["completionMode"] == "Indexed" {
             assert!(spec["backoffLimitPerIndex"].as_u64().is_some(), "{name}");
             let n = spec["completions"].as_u64().unwrap();
-            assert!(script.contains(&format!("--shard \"${{JOB_COMPLETION_INDEX}}/{n}\"")), "{name}: {script}");
+            assert!(
+                script.contains(&format!("--shard \"${{JOB_COMPLETION_INDEX}}/{n}\"")),
+                "{name}: {script}"
+            );
             let dir = script.split("mkdir -p ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap();
             assert!(script.contains(&format!("\"{dir}/shard-${{JOB_COMPLETION_INDEX}}.json\"")), "{script}");
             merges.push(format!("rebound merge --out {dir}.json {dir}/shard-*.json && cat {dir}.json"));
@@ -88,7 +97,10 @@ fn every_pod_runs_the_built_image_if_present_on_the_claim_and_every_indexed_job_
         }
     }
     for merge in merges {
-        assert!(jobs.iter().any(|j| j["spec"]["template"]["spec"]["containers"][0]["args"][0] == *merge), "{merge}");
+        assert!(
+            jobs.iter().any(|j| j["spec"]["template"]["spec"]["containers"][0]["args"][0] == *merge),
+            "{merge}"
+        );
     }
 }
 
@@ -134,7 +146,10 @@ fn the_containerfile_builds_a_binary_the_workspace_has_into_an_image_with_a_shel
     let version = |v: &str| v.split('.').map(|x| x.parse::<u32>().unwrap()).collect::<Vec<_>>();
     assert!(version(rust) >= version(pkg["rust_version"].as_str().unwrap()), "{builder}");
     let (final_image, _, instructions) = &stages[1];
-    assert!(final_image.ends_with(&format!("debian:{debian}-slim")), "{final_image}: Debian slim has /bin/sh");
+    assert!(
+        final_image.ends_with(&format!("debian:{debian}-slim")),
+        "{final_image}: Debian slim has /bin/sh"
+    );
     let workdir = build.iter().find_map(|l| l.strip_prefix("WORKDIR ")).unwrap();
     let copy = format!("COPY --from={name} {workdir}/target/release/{bin} /usr/local/bin/rebound");
     assert!(instructions.contains(&copy), "{instructions:?}");
@@ -144,6 +159,7 @@ fn the_containerfile_builds_a_binary_the_workspace_has_into_an_image_with_a_shel
     assert!(text.contains(&format!("-t rebound:{} -f Containerfile", env!("CARGO_PKG_VERSION"))));
     assert!(instructions.contains(&"COPY examples/scenarios /usr/share/rebound/scenarios".to_string()));
     let storm = std::fs::read_to_string(repo("examples/k8s/storm-indexed-job.yaml")).unwrap();
-    let scenario = storm.split("/usr/share/rebound/scenarios/").nth(1).unwrap().split_whitespace().next().unwrap();
+    let scenario =
+        storm.split("/usr/share/rebound/scenarios/").nth(1).unwrap().split_whitespace().next().unwrap();
     assert!(repo("examples/scenarios").join(scenario).exists(), "{scenario}");
 }

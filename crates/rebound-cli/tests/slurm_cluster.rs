@@ -29,7 +29,14 @@ struct Submitted {
 }
 
 /// `examples/slurm/submit.sh KIND -n TASKS -o OUT -- ARGS`, run from `work` as a user would.
-fn submit(cluster: &slurm::Cluster, work: &Path, kind: &str, tasks: u32, out: &str, args: &[String]) -> Submitted {
+fn submit(
+    cluster: &slurm::Cluster,
+    work: &Path,
+    kind: &str,
+    tasks: u32,
+    out: &str,
+    args: &[String],
+) -> Submitted {
     let run = cluster
         .command("sh")
         .arg(example("slurm/submit.sh"))
@@ -41,7 +48,8 @@ fn submit(cluster: &slurm::Cluster, work: &Path, kind: &str, tasks: u32, out: &s
     let text = String::from_utf8_lossy(&run.stdout).to_string();
     assert!(run.status.success(), "submit.sh {kind}: {text}{}", String::from_utf8_lossy(&run.stderr));
     let id = |word: &str| {
-        let line = text.lines().find_map(|l| l.strip_prefix(word)).unwrap_or_else(|| panic!("no {word}in {text}"));
+        let line =
+            text.lines().find_map(|l| l.strip_prefix(word)).unwrap_or_else(|| panic!("no {word}in {text}"));
         line.split(':').next().unwrap().to_string()
     };
     Submitted { array: id("array "), merge: id("merge ") }

@@ -16,7 +16,8 @@ fn script(kind: &str) -> String {
 fn the_log_goes_where_slurm_can_open_it_before_the_script_runs() {
     for kind in KINDS {
         let text = std::fs::read_to_string(script(kind)).unwrap();
-        let output = text.lines().find_map(|l| l.strip_prefix("#SBATCH --output=")).expect("an --output line");
+        let output =
+            text.lines().find_map(|l| l.strip_prefix("#SBATCH --output=")).expect("an --output line");
         // A fresh submit directory holds no directory the script would create: no '/' at all.
         assert!(!output.contains('/'), "{kind}: --output={output} names a directory Slurm cannot create");
     }

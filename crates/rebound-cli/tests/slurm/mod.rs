@@ -78,10 +78,21 @@ impl Cluster {
                 ],
                 munge.join("munged.log"),
             ),
-            ("slurmctld", vec!["slurmctld".into(), "-D".into(), "-f".into(), f("slurm.conf")], dir.join("slurmctld.log")),
+            (
+                "slurmctld",
+                vec!["slurmctld".into(), "-D".into(), "-f".into(), f("slurm.conf")],
+                dir.join("slurmctld.log"),
+            ),
             (
                 "slurmd",
-                vec!["slurmd".into(), "-D".into(), "-N".into(), "localhost".into(), "-f".into(), f("slurm.conf")],
+                vec![
+                    "slurmd".into(),
+                    "-D".into(),
+                    "-N".into(),
+                    "localhost".into(),
+                    "-f".into(),
+                    f("slurm.conf"),
+                ],
                 dir.join("slurmd.log"),
             ),
         ];
@@ -147,7 +158,11 @@ impl Cluster {
             let log = std::fs::read_to_string(&d.log).unwrap_or_default();
             let tail: Vec<&str> = out.lines().chain(log.lines()).rev().take(6).collect();
             let state = if alive { "running" } else { "ENDED" };
-            text += &format!("\n  {} ({state}): {}", d.name, tail.into_iter().rev().collect::<Vec<_>>().join(" | "));
+            text += &format!(
+                "\n  {} ({state}): {}",
+                d.name,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            );
         }
         text
     }
@@ -169,7 +184,8 @@ impl Cluster {
     pub fn command(&self, program: &str) -> Command {
         let rebound = Path::new(env!("CARGO_BIN_EXE_rebound")).parent().expect("a directory");
         let mut c = Command::new(program);
-        c.env("SLURM_CONF", &self.conf).env("PATH", format!("{}:{}", rebound.display(), conf::path_with_sbin()));
+        c.env("SLURM_CONF", &self.conf)
+            .env("PATH", format!("{}:{}", rebound.display(), conf::path_with_sbin()));
         c
     }
 
@@ -199,7 +215,8 @@ impl Cluster {
 impl Drop for Cluster {
     fn drop(&mut self) {
         if let Ok(out) = self.client("squeue", &["-h", "-o", "%A"]) {
-            let jobs = String::from_utf8_lossy(&out.stdout).split_whitespace().map(String::from).collect::<Vec<_>>();
+            let jobs =
+                String::from_utf8_lossy(&out.stdout).split_whitespace().map(String::from).collect::<Vec<_>>();
             if !jobs.is_empty() {
                 let _ = self.command("scancel").args(&jobs).output();
                 let _ = self.wait_idle(Duration::from_secs(10));
