@@ -19,7 +19,7 @@ mod merge;
 
 pub use doc::ShardDoc;
 
-pub use merge::{merge, read_rounds, MergeArgs, Round};
+pub use merge::{merge, read_rounds, MergeArgs, Round, Rounds};
 
 /// Where a command's cells come from.
 #[derive(Debug)]

@@ -148,8 +148,9 @@ first_runs = 1
 runs = 2
 "#;
 
-/// The driver a job array runs: `--plan`, then the round's shards, until the plan says done.
-fn advise_rounds(dir: &Path, args: &[&str], n: u32) -> Vec<String> {
+/// The driver a job array runs: `--plan`, then the round's shards (given `--round R` when
+/// `explicit`), until the plan says done.
+fn advise_rounds(dir: &Path, args: &[&str], n: u32, explicit: bool) -> Vec<String> {
     let from = dir.to_str().unwrap();
     let mut files = Vec::new();
     for round in 0.. {
@@ -165,6 +166,10 @@ fn advise_rounds(dir: &Path, args: &[&str], n: u32) -> Vec<String> {
         std::fs::create_dir_all(&sub).unwrap();
         let mut a = args.to_vec();
         a.extend(["--from", from]);
+        let r = round.to_string();
+        if explicit {
+            a.extend(["--round", &r]);
+        }
         files.extend(shards(&sub, &a, n));
     }
     unreachable!()
@@ -195,7 +200,7 @@ fn the_stack_advisor_runs_round_by_round_as_shards_and_merges_whole() {
             args.push("--json");
         }
         let whole = stdout(&args);
-        let files = advise_rounds(&shards_dir, &args, n);
+        let files = advise_rounds(&shards_dir, &args, n, json);
         let out = merge(&files, &[]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(without_wall(&out.stdout), without_wall(&whole), "N={n} json={json}");

@@ -57,6 +57,11 @@ pub struct StackArgs {
     /// .tmp files are skipped): the search replays them instead of running them again.
     #[arg(long, value_name = "DIR", requires = "scenario")]
     pub from: Option<PathBuf>,
+    /// With --shard or --plan: the round to run (from 0; `round` in the plan): only rounds
+    /// before it are read from --from, so a job array's tasks never read their siblings' files.
+    /// Without it, the last round in --from is left out while it is incomplete.
+    #[arg(long, value_name = "R", requires = "from", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub round: Option<u32>,
 }
 
 /// Runs the stack advisor on `args.scenario` with `runs` per finalist (if given); `merged`:
@@ -79,7 +84,7 @@ pub fn run(
     let sharded = slice || args.from.is_some() || merged.is_some();
     let rounds = match merged {
         Some(r) => r,
-        None if sharded => rounds::from_dir(args.from.as_deref())?,
+        None if sharded => rounds::from_dir(args.from.as_deref(), args.round)?,
         None => Vec::new(),
     };
     let merged_wall: f64 = rounds.iter().map(|r| r.wall_s).sum();

@@ -7,7 +7,7 @@
 //! document, and `rebound merge DIR/*/*.json` replays the whole search from every round and
 //! prints what `rebound advise --scenario FILE` prints (but the time, the shards' summed).
 
-use crate::shard::{read_rounds, Round, ShardDoc};
+use crate::shard::{read_rounds, Round, Rounds, ShardDoc};
 use anyhow::{bail, Context, Result};
 use rebound_sim::tune::{self, Job, Replay};
 use std::path::{Path, PathBuf};
@@ -73,32 +73,46 @@ pub fn known(rounds: &[Round]) -> Result<Vec<(Job, tune::evaluate::Outcome)>> {
     Ok(out)
 }
 
-/// The rounds in `--from DIR`, checked to be this run's.
-pub fn from_dir(dir: Option<&Path>) -> Result<Vec<Round>> {
+/// The rounds in `--from DIR`, checked to be this run's: those below `round` when given (each
+/// complete), else every complete one (a last round still being written is left out).
+///
+/// # Errors
+/// Unreadable or foreign shards; with `round`, fewer rounds before it than it needs.
+pub fn from_dir(dir: Option<&Path>, round: Option<u32>) -> Result<Vec<Round>> {
     let Some(dir) = dir else { return Ok(Vec::new()) };
-    let files = files_under(dir)?;
-    if files.iter().all(|f| f.extension().is_some_and(|e| e == "tmp")) {
-        return Ok(Vec::new());
-    }
-    let (header, rounds) = read_rounds(&files)?;
-    let mine = ShardDoc::new("advise", rebound_sim::shard::Shard { index: 0, count: 1 }, 0, Vec::new());
-    // `--json` says how to print, not what to run: a plan without it may read shards with it.
-    let content = |d: &ShardDoc| {
-        let args: Vec<&String> = d.args.iter().filter(|a| *a != "--json").collect();
-        (
-            d.command.clone(),
-            args.into_iter().cloned().collect::<Vec<_>>(),
-            d.version.clone(),
-            d.scenario_sha256.clone(),
-        )
+    let files: Vec<PathBuf> =
+        files_under(dir)?.into_iter().filter(|f| !f.extension().is_some_and(|e| e == "tmp")).collect();
+    let which = round.map_or(Rounds::DoneSoFar, Rounds::Below);
+    let (header, rounds) = match files.is_empty() {
+        true => (None, Vec::new()),
+        false => match read_rounds(&files, which)? {
+            Some((h, r)) => (Some(h), r),
+            None => (None, Vec::new()),
+        },
     };
-    if content(&header) != content(&mine) || header.round.is_none() {
+    if let Some(header) = header {
+        let mine = ShardDoc::new("advise", rebound_sim::shard::Shard { index: 0, count: 1 }, 0, Vec::new());
+        // `--json` says how to print, not what to run: a plan without it may read shards with it.
+        let content = |d: &ShardDoc| {
+            let args: Vec<String> = d.args.iter().filter(|a| *a != "--json").cloned().collect();
+            (d.command.clone(), args, d.version.clone(), d.scenario_sha256.clone())
+        };
+        if content(&header) != content(&mine) || header.round.is_none() {
+            bail!(
+                "--from {}: its shards are of another run (`{} {}`, rebound {}), not of this one",
+                dir.display(),
+                header.command,
+                header.args.join(" "),
+                header.version
+            );
+        }
+    }
+    if let Some(r) = round.filter(|&r| rounds.len() as u64 != u64::from(r)) {
         bail!(
-            "--from {}: its shards are of another run (`{} {}`, rebound {}), not of this one",
+            "--round {r} needs rounds 0 to {} in --from {}: it holds {}",
+            r.saturating_sub(1),
             dir.display(),
-            header.command,
-            header.args.join(" "),
-            header.version
+            rounds.len()
         );
     }
     Ok(rounds)

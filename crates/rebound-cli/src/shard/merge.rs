@@ -60,9 +60,9 @@ pub struct Merged {
 }
 
 /// The flags a shard document never carries and a merge never obeys from one: `--shard` (the
-/// merge has every shard), `--from` and `--plan` (an `advise` round's driver) and the output
+/// merge has every shard), `--from`, `--round` and `--plan` (an `advise` round's driver) and the output
 /// paths.
-pub(super) const LOCAL_FLAGS: [&str; 4] = ["--shard", "--plot", "--html", "--from"];
+pub(super) const LOCAL_FLAGS: [&str; 5] = ["--shard", "--plot", "--html", "--from", "--round"];
 
 /// `args` without [`LOCAL_FLAGS`] (as `--flag VALUE` or `--flag=VALUE`) and `--plan`.
 pub(super) fn without_local_flags(args: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -87,7 +87,7 @@ pub(super) fn without_local_flags(args: impl IntoIterator<Item = String>) -> Vec
 /// a repeated one; a `total` the files' cells do not fill; a cell out of range, repeated, or
 /// carried by a shard that does not own it; a missing `advise` round.
 pub fn merge(args: &MergeArgs) -> Result<Merged> {
-    let (first, rounds) = read_rounds(&args.files)?;
+    let (first, rounds) = read_rounds(&args.files, Rounds::All)?.context("no shard to merge")?;
     let (command, mut run_args) = (first.command, first.args);
     for (flag, value) in [("--plot", &args.plot), ("--html", &args.html)] {
         if let Some(v) = value {
@@ -97,13 +97,44 @@ pub fn merge(args: &MergeArgs) -> Result<Merged> {
     Ok(Merged { command, args: run_args, rounds })
 }
 
+/// Which rounds of an `advise` search to read.
+#[derive(Debug, Clone, Copy)]
+pub enum Rounds {
+    /// Every round, each complete (`rebound merge`).
+    All,
+    /// Rounds below this one, each complete; files of later rounds are left alone (a task
+    /// of a job array running this round, beside its siblings writing theirs).
+    Below(u32),
+    /// Every round; the last may be incomplete (its siblings still writing), and is then left
+    /// out.
+    DoneSoFar,
+}
+
 /// The shards in `files` (`.tmp` files skipped), checked to be one run's, joined round by
-/// round; and the first shard's header (without its cells).
+/// round; and the first shard's header (without its cells). `None` when no file is left.
 ///
 /// # Errors
 /// As [`merge`].
-pub fn read_rounds(files: &[PathBuf]) -> Result<(ShardDoc, Vec<Round>)> {
+pub fn read_rounds(files: &[PathBuf], which: Rounds) -> Result<Option<(ShardDoc, Vec<Round>)>> {
     let mut docs = read(files)?;
+    if let Rounds::Below(r) = which {
+        docs.retain(|(_, d)| d.round.unwrap_or(0) < r);
+        if docs.is_empty() {
+            return Ok(None);
+        }
+    }
+    if let Rounds::DoneSoFar = which {
+        let last = docs.iter().map(|(_, d)| d.round.unwrap_or(0)).max().unwrap_or(0);
+        let of_last: std::collections::BTreeSet<u32> =
+            docs.iter().filter(|(_, d)| d.round.unwrap_or(0) == last).map(|(_, d)| d.shard.index).collect();
+        let count = docs.iter().find(|(_, d)| d.round.unwrap_or(0) == last).map_or(0, |(_, d)| d.shard.count);
+        if (of_last.len() as u64) < u64::from(count) {
+            docs.retain(|(_, d)| d.round.unwrap_or(0) < last);
+            if docs.is_empty() {
+                return Ok(None);
+            }
+        }
+    }
     same_run(&docs)?;
     let first = &docs[0].1;
     if let Some(want) = &first.scenario_sha256 {
@@ -132,7 +163,7 @@ pub fn read_rounds(files: &[PathBuf]) -> Result<(ShardDoc, Vec<Round>)> {
         });
     }
     let header = ShardDoc { cells: Vec::new(), ..docs.swap_remove(0).1 };
-    Ok((header, rounds))
+    Ok(Some((header, rounds)))
 }
 
 /// The shard documents in `files`, `.tmp` files skipped (with a note).
@@ -145,8 +176,9 @@ fn read(files: &[PathBuf]) -> Result<Vec<(PathBuf, ShardDoc)>> {
         }
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let doc: ShardDoc = serde_json::from_str(&text)
+        let mut doc: ShardDoc = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a shard document", path.display()))?;
+        doc.args = without_local_flags(std::mem::take(&mut doc.args));
         super::join::check_header(path, &doc)?;
         docs.push((path.clone(), doc));
     }
