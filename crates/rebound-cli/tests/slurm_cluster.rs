@@ -118,7 +118,7 @@ fn the_shipped_arrays_merge_byte_identical_on_a_real_slurm_and_a_cancelled_task_
     assert!(!out.status.success() && stderr.contains("3/4") && stderr.contains("missing"), "{stderr}");
 }
 
-/// The guide's figures ("Many machines"): the wall time of the unsharded `storm --runs 100` on
+/// The guide's figures ("Many machines"): the wall time of the unsharded `storm --runs 40` on
 /// the three-tier stack against a 4-task array of it and its dependent merge, from submission to
 /// the merged file, on this machine's one-node Slurm (the node has this machine's cores):
 /// `cargo test -p rebound-cli --test slurm_cluster -- --ignored --nocapture`.
@@ -128,10 +128,12 @@ fn measure_a_four_task_array_against_the_unsharded_run() {
     let cluster = slurm::Cluster::start().expect("a one-node Slurm (see the line above)");
     let work = cluster.dir().join("submit");
     std::fs::create_dir_all(&work).unwrap();
-    let storm: Vec<String> = ["--scenario", &example("scenarios/three-tier.toml"), "--runs", "100"]
+    let storm: Vec<String> = ["--scenario", &example("scenarios/three-tier.toml"), "--runs", "40"]
         .iter()
         .map(|s| s.to_string())
         .collect();
+    let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load_before = load();
     let t = std::time::Instant::now();
     let whole = rebound(&[&["storm".to_string()][..], &storm, &["--json".into()]].concat());
     let unsharded = t.elapsed();
@@ -141,9 +143,12 @@ fn measure_a_four_task_array_against_the_unsharded_run() {
     let array = t.elapsed();
     assert!(std::fs::read(work.join("out/storm.json")).unwrap() == whole, "{}", logs(&work));
     println!(
-        "rebound storm --scenario examples/scenarios/three-tier.toml --runs 100 --json: unsharded {:.1} s; \
-         4-task Slurm array + merge (submit.sh storm -n 4), submission to merged file: {:.1} s",
+        "rebound storm --scenario examples/scenarios/three-tier.toml --runs 40 --json: unsharded {:.1} s; \
+         4-task Slurm array + merge (submit.sh storm -n 4), submission to merged file: {:.1} s \
+         (/proc/loadavg before: {}, after: {})",
         unsharded.as_secs_f64(),
-        array.as_secs_f64()
+        array.as_secs_f64(),
+        load_before.trim(),
+        load().trim()
     );
 }
