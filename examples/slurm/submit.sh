@@ -8,7 +8,7 @@
 #   examples/slurm/submit.sh storm -n 4 -o out/s400 -- --scenario examples/scenarios/queue-storm.toml --runs 400
 #   examples/slurm/submit.sh map -n 8 -- --durations 1..10:1 --loads 60..140:20
 #
-# -n N    tasks (= shards), 1..1000 (default 16)
+# -n N    tasks (= shards), 1..1000 (default 16; Slurm's default MaxArraySize allows 1000)
 # -o DIR  shards go to DIR/shard-I.json, the merged document to DIR.json (default out/KIND)
 # Logs: KIND's tasks write rebound-KIND-ARRAY_TASK.out, the merge rebound-merge-JOB.out, in the
 # submit directory. When a task fails or is cancelled, the merge job is cancelled too
