@@ -80,8 +80,8 @@ pub fn known(rounds: &[Round]) -> Result<Vec<(Job, tune::evaluate::Outcome)>> {
 /// Unreadable or foreign shards; with `round`, fewer rounds before it than it needs.
 pub fn from_dir(dir: Option<&Path>, round: Option<u32>) -> Result<Vec<Round>> {
     let Some(dir) = dir else { return Ok(Vec::new()) };
-    let files: Vec<PathBuf> =
-        files_under(dir)?.into_iter().filter(|f| !f.extension().is_some_and(|e| e == "tmp")).collect();
+    // Only `.json` files: a task's `NAME.json.tmp` is never read.
+    let files = files_under(dir)?;
     let which = round.map_or(Rounds::DoneSoFar, Rounds::Below);
     let (header, rounds) = match files.is_empty() {
         true => (None, Vec::new()),
