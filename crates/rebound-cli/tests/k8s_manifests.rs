@@ -163,3 +163,69 @@ fn the_containerfile_builds_a_binary_the_workspace_has_into_an_image_with_a_shel
         storm.split("/usr/share/rebound/scenarios/").nth(1).unwrap().split_whitespace().next().unwrap();
     assert!(repo("examples/scenarios").join(scenario).exists(), "{scenario}");
 }
+
+/// The containers' shell line (`args[0]`) of every Job, by name.
+fn scripts(docs: &[Value]) -> Vec<(String, u64, String)> {
+    docs.iter()
+        .filter(|d| d["kind"] == "Job")
+        .map(|j| {
+            let script =
+                j["spec"]["template"]["spec"]["containers"][0]["args"][0].as_str().unwrap().to_string();
+            (
+                j["metadata"]["name"].as_str().unwrap().to_string(),
+                j["spec"]["completions"].as_u64().unwrap_or(0),
+                script,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_pods_shell_lines_write_every_shard_through_a_tmp_file_and_the_merge_prints_them_all() {
+    // The shell plumbing of the manifests (YAML folding, quoting, mkdir, .tmp, mv, the merge's
+    // glob and its output) with a stand-in `rebound` that prints its arguments, and merges by
+    // concatenating; the real commands' shards and merge are checked in slurm_cluster.rs.
+    let dir = std::env::temp_dir().join(format!("rebound-k8s-{}", std::process::id()));
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = "#!/bin/sh\nif [ \"$1\" = merge ]; then out=$3; shift 3; cat \"$@\" > \"$out\"; else echo \"$*\"; fi\n";
+    std::fs::write(bin.join("rebound"), fake).unwrap();
+    Command::new("chmod").arg("+x").arg(bin.join("rebound")).status().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let sh = |script: &str, index: u64| {
+        let script = script.replace("/out/", &format!("{}/out/", dir.display()));
+        let out = Command::new("sh")
+            .args(["-c", &script])
+            .env("PATH", &path)
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .env("HOSTNAME", format!("pod-{index}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let jobs = scripts(&docs());
+    for (name, n, script) in jobs.iter().filter(|j| j.1 > 0) {
+        for i in (0..*n).rev() {
+            sh(script, i);
+        }
+        let merge = jobs.iter().find(|j| j.0 == format!("{name}-merge")).expect("its merge Job");
+        let printed = sh(&merge.2, 0);
+        let lines: Vec<&str> = printed.lines().collect();
+        assert_eq!(lines.len() as u64, *n, "{name}: {printed}");
+        for i in 0..*n {
+            assert!(
+                lines.iter().any(|l| l.ends_with(&format!("--json --shard {i}/{n}"))),
+                "{name} shard {i}: {printed}"
+            );
+        }
+    }
+    let left: Vec<String> = ["map", "storm"]
+        .iter()
+        .flat_map(|k| std::fs::read_dir(dir.join("out").join(k)).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .filter(|f| f.ends_with(".tmp"))
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(left.is_empty(), "{left:?}");
+}

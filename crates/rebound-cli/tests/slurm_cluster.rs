@@ -103,6 +103,17 @@ fn the_shipped_arrays_merge_byte_identical_on_a_real_slurm_and_a_cancelled_task_
         let merged = std::fs::read(work.join(format!("out/{name}.json")))
             .unwrap_or_else(|e| panic!("out/{name}.json (merge job {}): {e}\n{}", job.merge, logs(&work)));
         assert!(merged == *whole, "{name}: the merged document differs from the unsharded run's");
+        // Each task logged to the submit directory (%x-%A_%a.out) and left its shard, no .tmp.
+        for i in 0..4 {
+            assert!(work.join(format!("rebound-{name}-{}_{i}.out", job.array)).exists(), "task {i}'s log");
+        }
+        let left: Vec<_> = std::fs::read_dir(work.join("out").join(name))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(shards(&work.join("out").join(name)).len(), 4, "{left:?}");
+        assert_eq!(left.len(), 4, "only the 4 shards are left: {left:?}");
     }
 
     // The cancelled task: no shard 3, the merge job cancelled, nothing merged, and `rebound
