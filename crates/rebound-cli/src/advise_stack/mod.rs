@@ -99,17 +99,7 @@ pub fn run(
     req.replay = replay.as_ref();
     let (_, _, plan) = req.plan().usage(format_args!("--scenario {}", path.display()))?;
     if !json && !sharded {
-        output::note!(
-            "search: at most {} candidates, {} runs ({} variants: steady state and {} incident{}), about {:.1e} events each at most: {:.1e} events at most (bound {:.0e})",
-            plan.candidates,
-            plan.runs,
-            plan.variants,
-            plan.variants - 1,
-            if plan.variants == 2 { "" } else { "s" },
-            plan.events_per_run,
-            plan.events,
-            tune::plan::MAX_SEARCH_EVENTS
-        );
+        note_plan(&plan);
     }
     let bar = crate::progress::bar(
         plan.runs,
@@ -120,22 +110,9 @@ pub fn run(
     let result = tune::advise(&req, &|| bar.inc(1));
     bar.finish_and_clear();
     if let Some(replay) = &replay {
-        let (round, stopped) = (rounds.len(), replay.stopped());
-        match (&result, stopped) {
-            (Err(_), Some(r)) if !slice => anyhow::bail!(
-                "the search is not finished: its round {round} ({} runs) has not been run (run it with `rebound advise --scenario {} --from DIR --shard I/N`)",
-                r.jobs.len(),
-                path.display()
-            ),
-            (Err(_), Some(_)) => {
-                rounds::stopped(replay, round, args.plan, started.elapsed().as_secs_f64())?;
-                return Ok(ExitCode::SUCCESS);
-            }
-            (Ok(_), _) if args.plan => return rounds::done(round).map(|()| ExitCode::SUCCESS),
-            (Ok(_), _) if slice => anyhow::bail!(
-                "the search is done after {round} rounds: nothing is left to run (merge the rounds with `rebound merge`)"
-            ),
-            _ => {}
+        let wall_s = started.elapsed().as_secs_f64();
+        if rounds::after(replay, result.is_ok(), args, rounds.len(), wall_s)? {
+            return Ok(ExitCode::SUCCESS);
         }
     }
     let advice = result.map_err(|e| match e {
@@ -169,4 +146,19 @@ pub fn run(
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The search's bound, on stderr, before it starts.
+fn note_plan(plan: &tune::Plan) {
+    output::note!(
+        "search: at most {} candidates, {} runs ({} variants: steady state and {} incident{}), about {:.1e} events each at most: {:.1e} events at most (bound {:.0e})",
+        plan.candidates,
+        plan.runs,
+        plan.variants,
+        plan.variants - 1,
+        if plan.variants == 2 { "" } else { "s" },
+        plan.events_per_run,
+        plan.events,
+        tune::plan::MAX_SEARCH_EVENTS
+    );
 }

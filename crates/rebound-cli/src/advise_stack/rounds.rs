@@ -144,3 +144,27 @@ pub fn done(round: usize) -> Result<()> {
     crate::output::line(&serde_json::to_string_pretty(&doc)?)?;
     Ok(())
 }
+
+/// After a replay of `round` rounds ending `ok` or stopped at an unknown run: prints the plan
+/// or the shard's document and returns `true` when this run is a `--plan` or `--shard`; returns
+/// `false` when the search finished and its answer is to be printed.
+///
+/// # Errors
+/// The search stopped at a round not run (naming it) outside `--plan`/`--shard`; a `--shard`
+/// of a search that needs no more runs.
+pub fn after(replay: &Replay, ok: bool, args: &super::StackArgs, round: usize, wall_s: f64) -> Result<bool> {
+    let slice = args.plan || args.shard.is_some();
+    match (ok, replay.stopped()) {
+        (false, Some(r)) if !slice => bail!(
+            "the search is not finished: its round {round} ({} runs) has not been run (run it with `rebound advise --scenario {} --from DIR --round {round} --shard I/N`)",
+            r.jobs.len(),
+            args.scenario.as_deref().unwrap_or(Path::new("FILE")).display()
+        ),
+        (false, Some(_)) => stopped(replay, round, args.plan, wall_s).map(|()| true),
+        (true, _) if args.plan => done(round).map(|()| true),
+        (true, _) if slice => bail!(
+            "the search is done after {round} rounds: nothing is left to run (merge the rounds with `rebound merge`)"
+        ),
+        _ => Ok(false),
+    }
+}
