@@ -84,7 +84,7 @@ fn the_shipped_arrays_merge_byte_identical_on_a_real_slurm_and_a_cancelled_task_
     std::fs::create_dir_all(&work).unwrap();
     let strings = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let storm = strings(&["--scenario", &example("scenarios/queue-storm.toml"), "--runs", "8"]);
-    let map = strings(&["--durations", "2..8:3", "--loads", "80..120:20"]);
+    let map = strings(&["--durations", "2..8:3", "--loads", "80..120:20", "--runs", "2"]);
 
     let storm_job = submit(&cluster, &work, "storm", 4, "out/storm", &storm);
     let map_job = submit(&cluster, &work, "map", 4, "out/map", &map);
