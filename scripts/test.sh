@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs Rebound's whole test suite. Installs the real servers the integration tests start
-# (nginx, redis-server), curl, Chromium with chromedriver for the browser test, valgrind for the
-# instruction guard and stress-ng for the live twin's fidelity test, from Debian packages when they
-# are missing; and the Python packages the export tests use (grpcio, Envoy's protos), from PyPI
-# into a venv.
+# (nginx, redis-server, a one-node Slurm from slurm-wlm and munge), curl, Chromium with
+# chromedriver for the browser test, valgrind for the instruction guard and stress-ng for the live
+# twin's fidelity test, from Debian packages when they are missing; and the Python packages the
+# export tests use (grpcio, Envoy's protos) and kubernetes-validate, from PyPI into a venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,10 @@ command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
 python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing+=(python3-venv)
 # The live twin's fidelity test runs the twin beside `stress-ng --cpu 8`.
 command -v stress-ng >/dev/null 2>&1 || missing+=(stress-ng)
+# The Slurm examples run on a real one-node Slurm (crates/rebound-cli/tests/slurm_cluster.rs
+# starts munged, slurmctld and slurmd itself, with its config in a temporary directory).
+{ [ -x /usr/sbin/slurmctld ] && [ -x /usr/sbin/slurmd ] && command -v sbatch >/dev/null 2>&1; } || missing+=(slurm-wlm)
+[ -x /usr/sbin/munged ] || missing+=(munge)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
@@ -33,17 +37,18 @@ export PATH="$PATH:/usr/sbin"
 # check Envoy exports against Envoy's protos and their validation rules (xds-protos,
 # protoc-gen-validate). PyPI packages, in a venv under the target directory, pinned;
 # protobuf < 7 because protoc-gen-validate's validator reads FieldDescriptor.label, which
-# protobuf 7 removed. Where they cannot be installed, one loud line: those tests then fail
-# saying what is missing.
+# protobuf 7 removed. The Kubernetes manifests in examples/k8s/ are validated with
+# kubernetes-validate (strict, against the Kubernetes versions they state). Where they cannot be
+# installed, one loud line: those tests then fail saying what is missing.
 py_env="${CARGO_TARGET_DIR:-target}/py"
 case "$py_env" in /*) ;; *) py_env="$PWD/$py_env" ;; esac
-py_modules="grpc, envoy.config.route.v3.route_components_pb2, protoc_gen_validate.validator"
+py_modules="grpc, envoy.config.route.v3.route_components_pb2, protoc_gen_validate.validator, kubernetes_validate"
 if ! "$py_env/bin/python" -c "import $py_modules" >/dev/null 2>&1; then
-  echo "installing grpcio, xds-protos, protoc-gen-validate into $py_env (PyPI)"
+  echo "installing grpcio, xds-protos, protoc-gen-validate, kubernetes-validate into $py_env (PyPI)"
   if ! { python3 -m venv "$py_env" \
       && "$py_env/bin/pip" install -q grpcio==1.85.3 xds-protos==1.85.0 protoc-gen-validate==1.3.3 \
-        protobuf==6.33.6; }; then
-    echo "!!! COULD NOT INSTALL grpcio / xds-protos / protoc-gen-validate INTO $py_env: the export tests (export, export_grpc) WILL FAIL !!!" >&2
+        protobuf==6.33.6 kubernetes-validate==1.37.0; }; then
+    echo "!!! COULD NOT INSTALL grpcio / xds-protos / protoc-gen-validate / kubernetes-validate INTO $py_env: the export tests (export, export_grpc) and k8s_manifests WILL FAIL !!!" >&2
   fi
 fi
 export REBOUND_PYTHON="$py_env/bin/python"

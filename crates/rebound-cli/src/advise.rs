@@ -66,6 +66,17 @@ pub struct Args {
     stack: crate::advise_stack::StackArgs,
 }
 
+/// Renders a stack search from its shards' rounds (`rebound merge`).
+///
+/// # Errors
+/// Shards of the five-number advisor (it is not sharded), and as [`crate::advise_stack::run`].
+pub fn run_merged(args: Args, rounds: Vec<crate::shard::Round>) -> Result<ExitCode> {
+    if args.stack.scenario.is_none() {
+        anyhow::bail!("only the stack advisor (`advise --scenario`) is sharded");
+    }
+    crate::advise_stack::run(&args.stack, args.runs, args.json, args.plot.as_deref(), Some(rounds))
+}
+
 /// Parses `R/s` or `R` (requests per second), a finite number > 0.
 pub(crate) fn parse_rate(s: &str) -> Result<f64, String> {
     let n = s.trim().strip_suffix("/s").unwrap_or(s.trim());
@@ -118,7 +129,7 @@ fn inputs(args: &Args) -> Result<Inputs> {
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.stack.scenario.is_some() {
-        return crate::advise_stack::run(&args.stack, args.runs, args.json, args.plot.as_deref());
+        return crate::advise_stack::run(&args.stack, args.runs, args.json, args.plot.as_deref(), None);
     }
     let inputs = inputs(&args)?;
     let runs = args.runs.unwrap_or(1);

@@ -64,8 +64,8 @@ enum Command {
     Serve(serve::Args),
     /// S5's retrying load generator over real HTTP.
     Load(load::Args),
-    /// Join the outputs of `map`, `sweep` or `contend` run with `--shard I/N` into the document
-    /// the unsharded run prints.
+    /// Join the outputs of `map`, `sweep`, `contend`, `storm` or the stack `advise` run with
+    /// `--shard I/N` into the document the unsharded run prints.
     Merge(shard::MergeArgs),
     /// Unattended live experiments (`experiment live`: serve, load, SIGSTOP, SIGCONT).
     #[command(subcommand)]
@@ -98,14 +98,31 @@ async fn shutdown_signal() {
     }
 }
 
-/// Renders merged shards as the sharded command would have.
+/// Renders merged shards as the sharded command would have (to `--out` atomically if given).
 fn merge(args: &shard::MergeArgs) -> anyhow::Result<ExitCode> {
-    let m = shard::merge(args)?;
+    let Some(out) = &args.out else { return merge_to_stdout(args) };
+    let (code, text) = output::captured(|| merge_to_stdout(args));
+    let code = code?;
+    output::write_atomic(out, &text)?;
+    Ok(code)
+}
+
+fn merge_to_stdout(args: &shard::MergeArgs) -> anyhow::Result<ExitCode> {
+    let mut m = shard::merge(args)?;
     let argv = ["rebound".to_string(), m.command.clone()].into_iter().chain(m.args);
-    match Cli::try_parse_from(argv)?.command {
-        Command::Map(a) => map::run_with(a, m.cells),
-        Command::Sweep(a) => sweep::run_with(a, m.cells),
-        Command::Contend(a) => contend::run_with(a, m.cells),
+    let command = Cli::try_parse_from(argv)?.command;
+    if let Command::Advise(a) = command {
+        return advise::run_merged(a, m.rounds);
+    }
+    if m.rounds.len() != 1 {
+        anyhow::bail!("`{}` runs have no rounds: the shards carry {}", m.command, m.rounds.len());
+    }
+    let cells = shard::Cells::Merged(m.rounds.remove(0).cells);
+    match command {
+        Command::Map(a) => map::run_with(a, cells),
+        Command::Sweep(a) => sweep::run_with(a, cells),
+        Command::Contend(a) => contend::run_with(a, cells),
+        Command::Storm(a) => storm::run_with(a, cells),
         _ => anyhow::bail!("`{}` runs are not sharded", m.command),
     }
 }

@@ -8,7 +8,7 @@ use crate::table;
 use crate::usage::{counts_in, number_in, plot_path, positive_up_to, usage};
 use anyhow::Result;
 use rebound_retry::Spec;
-use rebound_sim::map::{boundary, cell_scenario, run_cell_runs, Cell, MapAxes};
+use rebound_sim::map::{boundary, cell_scenario, run_cell_run, Cell, MapAxes};
 use rebound_sim::range::Counts;
 use rebound_sim::{OutageKind, Scenario};
 use serde::Serialize;
@@ -75,7 +75,9 @@ pub struct Args {
     /// Write one self-contained HTML report (maps, boundary table, heat maps) to this file.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// Compute only shard I of N (cells I, I+N, …) and print them for `rebound merge`.
+    /// Compute only shard I of N and print it for `rebound merge`: the units are (cell, run)
+    /// pairs, unit u = cell u / runs's run u % runs, and shard I takes units I, I+N, I+2N, …
+    /// (so a one-cell map with --runs spreads its runs).
     #[arg(long, value_name = "I/N")]
     shard: Option<rebound_sim::shard::Shard>,
 }
@@ -228,23 +230,29 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             jobs.extend(axes.durations.iter().map(|&d| (p, load, d)));
         }
     }
+    // The units are (cell, run) pairs, so that a sharded map spreads a cell's runs too.
+    let runs = args.runs as usize;
     let bar = crate::progress::bar(
-        jobs.len() as u64,
-        "map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}",
+        (jobs.len() * runs) as u64,
+        if runs == 1 {
+            "map {bar:40} {pos}/{len} cells, {elapsed} elapsed, eta {eta}"
+        } else {
+            "map {bar:40} {pos}/{len} runs, {elapsed} elapsed, eta {eta}"
+        },
         args.json,
     );
-    let run = |i: usize| {
-        let (p, load, d) = jobs[i];
-        let c = run_cell_runs(&base, &policies[p], d, load, args.runs);
+    let run = |u: usize| {
+        let (p, load, d) = jobs[u / runs];
+        let c = run_cell_run(&base, &policies[p], d, load, (u % runs) as u32);
         bar.inc(1);
         c
     };
-    let cells: Option<Vec<Cell>> = source.get("map", jobs.len(), run, |i, c| {
-        let (_, load, d) = jobs[i];
+    let units: Option<Vec<Cell>> = source.get("map", jobs.len() * runs, run, |u, c| {
+        let (_, load, d) = jobs[u / runs];
         crate::shard::at("duration_s", c.duration_s, d.as_secs_f64())?;
         crate::shard::at("load_pct", c.load_pct, load)?;
-        crate::shard::at("runs", c.runs, args.runs)?;
-        crate::shard::in_range("recovered_runs", f64::from(c.recovered_runs), 0.0, f64::from(c.runs))?;
+        crate::shard::at("runs", c.runs, 1)?;
+        crate::shard::at("recovered_runs", c.recovered_runs, u32::from(c.recovered))?;
         match c.recovery_s {
             Some(s) if !c.recovered => Err(format!("`recovery_s` = {s} for a cell that did not recover")),
             Some(s) => crate::shard::in_range("recovery_s", s, 0.0, c.duration_s.max(0.0) + 86_400.0),
@@ -252,7 +260,8 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
         }
     })?;
     bar.finish_and_clear();
-    let Some(cells) = cells else { return Ok(ExitCode::SUCCESS) };
+    let Some(units) = units else { return Ok(ExitCode::SUCCESS) };
+    let cells: Vec<Cell> = units.chunks(runs).map(Cell::join).collect();
     let maps: Vec<&[Cell]> = cells.chunks(per_policy).collect();
     if args.json {
         let out = Output {

@@ -40,8 +40,42 @@ pub fn text(s: &str) -> Result<(), OutputError> {
 /// # Errors
 /// As [`text`].
 pub fn bytes(b: &[u8]) -> Result<(), OutputError> {
+    if let Some(buf) = CAPTURE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+        buf.extend_from_slice(b);
+        return Ok(());
+    }
     let mut out = std::io::stdout().lock();
     out.write_all(b).and_then(|()| out.flush()).map_err(OutputError)
+}
+
+/// While `Some`, what would go to standard output (`rebound merge --out`).
+static CAPTURE: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
+
+/// Runs `f` with standard output kept in memory; returns its result and what it printed.
+pub fn captured<T>(f: impl FnOnce() -> T) -> (T, Vec<u8>) {
+    *CAPTURE.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Vec::new());
+    let r = f();
+    let out = CAPTURE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    (r, out.unwrap_or_default())
+}
+
+/// Writes `bytes` to `path` atomically: to a temporary file beside it (named with this
+/// process's id), then renamed over `path`; on failure the temporary file is removed and
+/// `path` is untouched.
+///
+/// # Errors
+/// The temporary file cannot be written or renamed (naming `path`).
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let name = path.file_name().with_context(|| format!("{}: not a file name", path.display()))?;
+    let mut tmp_name = name.to_os_string();
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes `s` and a newline to standard output.

@@ -10,12 +10,16 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use rebound_sim::shard::Shard;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
+mod doc;
+mod join;
 mod merge;
 
-pub use merge::{merge, MergeArgs};
+pub use doc::ShardDoc;
+
+pub use merge::{merge, read_rounds, MergeArgs, Round, Rounds};
 
 /// Where a command's cells come from.
 #[derive(Debug)]
@@ -46,17 +50,32 @@ impl Cells {
         F: Fn(usize) -> T + Sync,
         C: Fn(usize, &T) -> Result<(), String>,
     {
+        self.try_get(command, n, |i| Ok(f(i)), check)
+    }
+
+    /// [`Cells::get`] with a cell that may fail.
+    ///
+    /// # Errors
+    /// As [`Cells::get`], and the first error of `f` (in cell order).
+    pub fn try_get<T, F, C>(self, command: &str, n: usize, f: F, check: C) -> Result<Option<Vec<T>>>
+    where
+        T: Serialize + DeserializeOwned + Send,
+        F: Fn(usize) -> Result<T> + Sync,
+        C: Fn(usize, &T) -> Result<(), String>,
+    {
         match self {
-            Cells::All => Ok(Some((0..n).into_par_iter().map(&f).collect())),
+            Cells::All => (0..n).into_par_iter().map(&f).collect::<Result<Vec<T>>>().map(Some),
             Cells::Shard(shard) => {
-                let cells: Vec<(usize, T)> =
-                    (0..n).into_par_iter().filter(|&i| shard.owns(i)).map(|i| (i, f(i))).collect();
+                let cells: Vec<(usize, T)> = (0..n)
+                    .into_par_iter()
+                    .filter(|&i| shard.owns(i))
+                    .map(|i| f(i).map(|c| (i, c)))
+                    .collect::<Result<_>>()?;
                 let cells = cells
                     .into_iter()
                     .map(|(i, c)| Ok((i, serde_json::to_value(c)?)))
                     .collect::<Result<_>>()?;
-                let doc = ShardDoc { command: command.into(), args: own_args(), shard, total: n, cells };
-                crate::output::line(&serde_json::to_string(&doc)?)?;
+                ShardDoc::new(command, shard, n, cells).print()?;
                 Ok(None)
             }
             Cells::Merged(values) => {
@@ -95,21 +114,4 @@ pub fn at<V: PartialEq + std::fmt::Debug>(what: &str, got: V, want: V) -> Result
     } else {
         Err(format!("`{what}` = {got:?} where the grid has {want:?}"))
     }
-}
-
-/// What a shard prints.
-#[derive(Debug, Serialize, Deserialize)]
-struct ShardDoc {
-    command: String,
-    args: Vec<String>,
-    shard: Shard,
-    total: usize,
-    cells: Vec<(usize, Value)>,
-}
-
-/// This process's arguments after the subcommand, without `--shard` and the output paths
-/// (`--plot`, `--html`): a shard document carries what the cells depend on, never where the
-/// merged run writes (that is `rebound merge --plot/--html`'s to say).
-fn own_args() -> Vec<String> {
-    merge::without_local_flags(std::env::args().skip(2))
 }

@@ -1,5 +1,7 @@
 //! `rebound storm`: clients retrying against a paused server, one run per policy (S5).
 
+mod shard;
+
 use crate::output;
 use crate::plot::{self, Panel, Series};
 use crate::table;
@@ -8,7 +10,7 @@ use crate::verdicts;
 use anyhow::Result;
 use rebound_retry::Spec;
 use rebound_sim::report::status_line;
-use rebound_sim::{replicate, OutageKind, Scenario, StormReport};
+use rebound_sim::{OutageKind, Scenario, StormReport};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -71,6 +73,11 @@ pub struct Args {
     #[arg(long, requires = "bench", value_name = "N",
           value_parser = clap::value_parser!(u32).range(i64::from(rebound_sim::bench::MIN_CLIENTS)..=i64::from(rebound_sim::bench::MAX_CLIENTS)))]
     clients: Option<u32>,
+    /// Run only shard I of N of the runs (unit u = policy u / runs's run u % runs; shard I
+    /// takes units I, I+N, I+2N, …) and print them for `rebound merge`, which prints what the
+    /// unsharded run prints. Shards past the last unit print documents without runs.
+    #[arg(long, value_name = "I/N", conflicts_with = "bench")]
+    shard: Option<rebound_sim::shard::Shard>,
 }
 
 #[derive(Serialize)]
@@ -81,6 +88,12 @@ struct Output<'a> {
 
 /// Runs the command.
 pub fn run(args: Args) -> Result<ExitCode> {
+    let cells = crate::shard::Cells::from_flag(args.shard);
+    run_with(args, cells)
+}
+
+/// Runs the command with its runs from `cells` (all, a shard's, or merged shards').
+pub fn run_with(args: Args, cells: crate::shard::Cells) -> Result<ExitCode> {
     if args.bench {
         if args.policies.len() > 1 {
             return Err(usage("--bench runs one --policy, not several"));
@@ -114,8 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // And all the runs together (issue 34, item 12).
     rebound_sim::cost::check_runs(&scenario, &scenario.policies, runs).map_err(|e| usage(e.to_string()))?;
     let stop = rebound_sim::Stop::new().with_limits(&rebound_sim::cost::CLI);
-    let reports = replicate::run_all_with(&scenario, &scenario.policies, runs, replicate::Until::End, &stop)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let Some(reports) = shard::reports(&scenario, runs, cells, &stop)? else { return Ok(ExitCode::SUCCESS) };
     let stack = !scenario.services.is_empty();
     let text = || first_screen(&scenario, &reports, args.timeline);
     let charts =

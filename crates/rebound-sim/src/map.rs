@@ -110,6 +110,35 @@ pub fn run_cell_runs(base: &Scenario, spec: &Spec, duration: Duration, load_pct:
     }
 }
 
+/// Run `run` of one cell alone (seed `base.seed + run`, wrapping): what [`run_cell_runs`] finds
+/// for that run, as a one-run cell. A sharded map spreads the cell's runs over its shards this
+/// way and joins them with [`Cell::join`].
+pub fn run_cell_run(base: &Scenario, spec: &Spec, duration: Duration, load_pct: f64, run: u32) -> Cell {
+    let mut b = base.clone();
+    b.seed = base.seed.wrapping_add(u64::from(run));
+    run_cell(&b, spec, duration, load_pct)
+}
+
+impl Cell {
+    /// One cell from its one-run cells in seed order (at least one): run 0's verdict and
+    /// recovery time, the runs counted and the recovered ones summed, as [`run_cell_runs`] gives.
+    pub fn join(runs: &[Cell]) -> Cell {
+        let first = runs.first().copied().unwrap_or(Cell {
+            duration_s: 0.0,
+            load_pct: 0.0,
+            recovered: false,
+            recovery_s: None,
+            runs: 0,
+            recovered_runs: 0,
+        });
+        Cell {
+            runs: runs.iter().map(|c| c.runs).fold(0, u32::saturating_add),
+            recovered_runs: runs.iter().map(|c| c.recovered_runs).fold(0, u32::saturating_add),
+            ..first
+        }
+    }
+}
+
 /// For each load (row), the shortest trigger duration whose probability of recovery is below
 /// 50 % (with one run: that left the system stuck), if any: the boundary of the metastable
 /// region. `cells` are in row-major order (loads × durations).

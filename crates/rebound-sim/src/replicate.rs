@@ -22,15 +22,16 @@ use crate::StormReport;
 use crate::{RunError, Stop};
 use rayon::prelude::*;
 use rebound_retry::Spec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::graph::Until;
 
 /// The most replications of a scenario (`--runs`).
 pub const MAX_RUNS: u32 = 10_000;
 
-/// One run's verdict and metrics (the JSON's `per_run` entries).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// One run's verdict and metrics (the JSON's `per_run` entries; a sharded storm's shards carry
+/// them for `rebound merge`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     /// The run's seed.
     pub seed: u64,
@@ -158,6 +159,33 @@ pub fn run_all_with(
     })
 }
 
+/// The summaries of some of [`run_all_with`]'s runs: unit `u` (of `specs.len() × runs`) is
+/// policy `u / runs`'s run `u % runs`, seed `scenario.seed + u % runs` (wrapping), as there. A
+/// sharded storm runs its units this way (to the end, [`Until::End`]); [`Replications::of`] of
+/// every unit's summary, in order, is then what the unsharded run summarises. `runs` is clamped to 1..=[`MAX_RUNS`].
+///
+/// # Errors
+/// The first [`RunError`] (in the order of `units`) that stopped a run.
+pub fn run_units(
+    scenario: &Scenario,
+    specs: &[Spec],
+    runs: u32,
+    units: &[usize],
+    stop: &Stop,
+) -> Result<Vec<RunSummary>, RunError> {
+    let runs = runs.clamp(1, MAX_RUNS) as usize;
+    units
+        .par_iter()
+        .map(|&u| {
+            let mut s = scenario.clone();
+            s.seed = scenario.seed.wrapping_add((u % runs) as u64);
+            let spec = &specs[(u / runs).min(specs.len().saturating_sub(1))];
+            crate::graph::run_stoppable(&s, spec, Until::End, std::time::Duration::ZERO, stop)
+                .map(|(r, _)| RunSummary::of(&r, s.seed))
+        })
+        .collect()
+}
+
 fn replicate<E: Send>(
     scenario: &Scenario,
     specs: &[Spec],
@@ -186,4 +214,28 @@ fn replicate<E: Send>(
         reports.push(first);
     }
     Ok(reports)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sharded storm's units, in any split, are the unsharded run's `per_run`.
+    #[test]
+    fn units_in_any_order_are_the_replications_runs() {
+        let mut s = Scenario::default();
+        s.clients.count = 50;
+        s.duration = std::time::Duration::from_secs(30);
+        let specs: Vec<Spec> =
+            ["constant:base=100ms", "constant:base=1s"].map(|p| p.parse().unwrap()).to_vec();
+        let whole = run_all(&s, &specs, 3, Until::End);
+        let units = run_units(&s, &specs, 3, &[5, 0, 3, 1, 4, 2], &Stop::new()).unwrap();
+        let mut got = vec![None; 6];
+        for (u, r) in [5, 0, 3, 1, 4, 2].into_iter().zip(units) {
+            got[u] = Some(r);
+        }
+        let want: Vec<RunSummary> = whole.iter().flat_map(|r| r.replications.per_run.clone()).collect();
+        assert_eq!(got.into_iter().map(Option::unwrap).collect::<Vec<_>>(), want);
+        assert_eq!(Replications::of(want[..3].to_vec()), whole[0].replications);
+    }
 }

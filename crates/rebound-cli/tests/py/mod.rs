@@ -1,5 +1,6 @@
-//! The Python the export tests run (grpcio, xds-protos, protoc-gen-validate): `REBOUND_PYTHON`
-//! (scripts/test.sh sets it to the venv it installs them into), else `python3`.
+//! The Python the export tests run (grpcio, xds-protos, protoc-gen-validate) and the Kubernetes
+//! manifests' test runs (kubernetes-validate): `REBOUND_PYTHON` (scripts/test.sh sets it to the
+//! venv it installs them into), else `python3`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -12,7 +13,8 @@ pub fn python(modules: &str) -> String {
         Ok(o) if o.status.success() => py,
         Ok(o) => panic!(
             "{py} cannot import {modules}: run scripts/test.sh, which installs grpcio, xds-protos, \
-             protoc-gen-validate and protobuf<7 into a venv and sets REBOUND_PYTHON\n{}",
+             protoc-gen-validate, protobuf<7 and kubernetes-validate into a venv and sets \
+             REBOUND_PYTHON\n{}",
             String::from_utf8_lossy(&o.stderr)
         ),
         Err(e) => panic!("cannot run {py}: {e} (set REBOUND_PYTHON, or run scripts/test.sh)"),

@@ -7,14 +7,16 @@
 //! draws' (P. L'Ecuyer, "Variance reduction's greatest hits", 2007; the standard device of
 //! ranking and selection, S.-H. Kim and B. L. Nelson, "Selecting the best system", 2006).
 
+use super::replay::{Job, Replay, Round};
+use super::search::key;
 use super::space::{apply, Hop, Setting};
 use crate::scenario::{Outage, OutageKind, Scenario};
 use crate::{RunError, Stop};
 use rayon::prelude::*;
 use rebound_retry::Spec;
 
-/// What one run says about a candidate.
-#[derive(Debug, Clone, PartialEq)]
+/// What one run says about a candidate (a sharded search's shards carry it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// The verdict is `healthy` or `recovered`.
     pub recovered: bool,
@@ -185,6 +187,8 @@ pub struct Context<'a> {
     pub stop: &'a Stop,
     /// Called after every run, from any thread.
     pub tick: &'a (dyn Fn() + Sync),
+    /// Outcomes known from earlier rounds of a sharded search ([`super::replay`]).
+    pub replay: Option<&'a Replay>,
 }
 
 impl std::fmt::Debug for Context<'_> {
@@ -194,7 +198,10 @@ impl std::fmt::Debug for Context<'_> {
 }
 
 /// A batch of runs: for each `(candidate, variant, seed)` job, its outcome, in job order
-/// (whatever the number of threads).
+/// (whatever the number of threads). In a replay ([`Context::replay`]) the outcomes are looked
+/// up; a batch with unknown runs is the next round: the replay's shard runs its slice of them,
+/// the round is recorded ([`Replay::stopped`]) and the search stops with
+/// [`RunError::Cancelled`].
 ///
 /// # Errors
 /// The first [`RunError`] that stopped a run (in job order).
@@ -207,12 +214,31 @@ pub fn run_batch(
     let applied: Vec<(Scenario, Spec)> = candidates.iter().map(|c| apply(ctx.sc, ctx.hops, c)).collect();
     let v = ctx.variants;
     let names = (v.entry.as_str(), v.deepest.as_str());
-    jobs.par_iter()
-        .map(|&(c, i, seed)| {
-            let (s, spec) = &applied[c];
-            let o = run_one(s, spec, &v.outages[i], names, seed, keep_series, ctx.stop);
-            (ctx.tick)();
-            o
-        })
-        .collect()
+    let one = |j: usize| {
+        let (c, i, seed) = jobs[j];
+        let (s, spec) = &applied[c];
+        let o = run_one(s, spec, &v.outages[i], names, seed, keep_series, ctx.stop);
+        (ctx.tick)();
+        o
+    };
+    let Some(replay) = ctx.replay else { return (0..jobs.len()).into_par_iter().map(one).collect() };
+    let keyed: Vec<Job> = jobs
+        .iter()
+        .map(|&(c, variant, seed)| Job { candidate: key(candidates[c]), variant, seed, series: keep_series })
+        .collect();
+    let missing: Vec<usize> = (0..jobs.len()).filter(|&j| replay.get(&keyed[j]).is_none()).collect();
+    if missing.is_empty() {
+        return Ok(keyed.iter().filter_map(|k| replay.get(k).cloned()).collect());
+    }
+    // The next round: run this shard's slice of its unknown runs, and stop the search.
+    let ran = match replay.shard() {
+        None => Vec::new(),
+        Some(shard) => (0..missing.len())
+            .into_par_iter()
+            .filter(|&i| shard.owns(i))
+            .map(|i| one(missing[i]).map(|o| (i, o)))
+            .collect::<Result<Vec<_>, RunError>>()?,
+    };
+    replay.stop_at(Round { jobs: missing.iter().map(|&j| keyed[j].clone()).collect(), ran });
+    Err(RunError::Cancelled)
 }

@@ -55,6 +55,7 @@ pub mod design;
 pub mod evaluate;
 mod hops;
 pub mod plan;
+pub mod replay;
 mod rows;
 pub mod score;
 pub mod search;
@@ -62,6 +63,7 @@ pub mod space;
 
 pub use config::{AdviseConfig, BudgetKind, ScopeKind};
 pub use plan::Plan;
+pub use replay::{Job, Replay};
 pub use rows::{advise, advise_with, Advice, AdviseError, Request, Row};
 pub use search::Spent;
 pub use space::{Expressible, Hop, Setting};

@@ -40,6 +40,8 @@ pub struct Request<'a> {
     pub keep_series: bool,
     /// Each run's caps.
     pub limits: Limits,
+    /// Outcomes from earlier rounds of a sharded search ([`super::replay`]); `None` runs all.
+    pub replay: Option<&'a super::Replay>,
 }
 
 impl<'a> Request<'a> {
@@ -53,6 +55,7 @@ impl<'a> Request<'a> {
             seed: None,
             keep_series: false,
             limits: crate::cost::CLI,
+            replay: None,
         }
     }
 
@@ -172,7 +175,7 @@ pub fn advise_with(req: &Request<'_>, tick: &(dyn Fn() + Sync), stop: &Stop) -> 
     let space = Space::new(&cfg, req.export);
     let seed = req.seed.unwrap_or(sc.seed);
     let mut s = Search {
-        ctx: Context { sc, hops: &hops, variants: &variants, stop, tick },
+        ctx: Context { sc, hops: &hops, variants: &variants, stop, tick, replay: req.replay },
         spent: Spent::default(),
         runs: cfg.runs,
         first_runs: cfg.first_runs,
