@@ -208,6 +208,17 @@ fn the_stack_advisor_runs_round_by_round_as_shards_and_merges_whole() {
         let round1: Vec<String> = files.iter().filter(|f| !f.contains("round-1")).cloned().collect();
         let err = String::from_utf8_lossy(&merge(&round1, &[]).stderr).into_owned();
         assert!(err.contains("round 1 is missing"), "{err}");
+        // A shard left out of a round is named with its round.
+        let lost = format!("round-0{}0.json", std::path::MAIN_SEPARATOR);
+        let short: Vec<String> = files.iter().filter(|f| !f.ends_with(&lost)).cloned().collect();
+        let err = String::from_utf8_lossy(&merge(&short, &[]).stderr).into_owned();
+        assert!(err.contains(&format!("round 0: shard 0/{n} is missing")), "{err}");
+        // Once the search is done, a further shard has nothing to run.
+        let mut more = args.clone();
+        more.extend(["--from", shards_dir.to_str().unwrap(), "--shard", "0/2"]);
+        let out = rebound().args(&more).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("the search is done"));
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
