@@ -49,9 +49,17 @@ pub fn check_fields(text: &str, policies: &[Spec]) -> Result<Scenario, Vec<Field
     if !policies.is_empty() {
         scenario.policies = policies.to_vec();
     }
-    scenario
-        .validate()
-        .map_err(|e| vec![FieldError { path: locate(&scenario, &e), message: e.to_string() }])?;
+    scenario.validate().map_err(|e| {
+        let path = locate(&scenario, &e);
+        // The key named by its path (`service[1].workers`), as the type errors are.
+        let message = match &e {
+            ScenarioError::Invalid { field, .. } if !path.is_empty() => {
+                e.to_string().replacen(&format!("`{field}`"), &format!("`{path}`"), 1)
+            }
+            _ => e.to_string(),
+        };
+        vec![FieldError { path, message }]
+    })?;
     Ok(scenario)
 }
 
