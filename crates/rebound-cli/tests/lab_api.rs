@@ -94,8 +94,22 @@ async fn events_stream_each_policy_then_the_result() {
     })
     .await
     .expect("the stream ends after the result");
-    let names: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+    let names: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("event: ")).filter(|e| *e != "progress").collect();
     assert_eq!(names, ["policy", "policy", "result"], "{text}");
+    // Progress (issue 38), as the stream finds the run: policy k of 2, run j of 1.
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line == "event: progress" {
+            let data = lines.next().and_then(|l| l.strip_prefix("data: ")).unwrap();
+            let p: Value = serde_json::from_str(data).unwrap();
+            assert_eq!((p["total"].as_u64(), p["runs"].as_u64()), (Some(2), Some(1)), "{data}");
+            assert!(
+                (1..=2).contains(&p["policy"].as_u64().unwrap()) && p["run"].as_u64() <= Some(1),
+                "{data}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -92,7 +92,8 @@ async fn run_events(tx: Tx, mut rx: watch::Receiver<Snapshot>) -> Result<(), Gon
         let snapshot = rx.borrow_and_update().clone();
         // "policy k of n, run j of N": sent when either moves.
         let now = (snapshot.reports.len(), snapshot.runs_done);
-        if now != progress && sent == snapshot.reports.len() && matches!(snapshot.phase, Phase::Running) {
+        let going = now.0 < snapshot.total && matches!(snapshot.phase, Phase::Running);
+        if now != progress && sent == snapshot.reports.len() && going {
             progress = now;
             let p =
                 json!({ "policy": now.0 + 1, "total": snapshot.total, "run": now.1, "runs": snapshot.runs });
