@@ -20,9 +20,11 @@ use std::time::Duration;
 mod fields;
 mod inert;
 pub mod load;
+mod locate;
 mod validate;
-pub use fields::{check_fields, locate, FieldError};
+pub use fields::{check_fields, FieldError};
 pub use load::{Arrivals, Phase};
+pub use locate::locate;
 pub use validate::ScenarioError;
 pub(crate) use validate::{fmt, invalid};
 

@@ -25,6 +25,7 @@ mod builtins;
 mod check;
 mod control;
 mod cost;
+mod id;
 mod runs;
 mod serve;
 mod store;

@@ -11,6 +11,7 @@
 //! freed, and the lab and the other runs go on.
 
 use super::control::{watchdog, why, Control, Slot};
+pub use super::id::RunId;
 use super::store::{Store, Stored};
 use rebound_retry::Spec;
 use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
@@ -116,31 +117,6 @@ pub fn check_bounds(s: &Scenario) -> Result<(), String> {
         ));
     }
     rebound_sim::cost::check(s, &b.cost).map(|_| ()).map_err(|e| format!("{e}: the lab's bound"))
-}
-
-/// A run's id: a UUIDv7 (RFC 9562), time-ordered and unique across restarts of the lab, so
-/// that a page's history never holds two runs under one id (issue 38). Its text sorts as its
-/// time: the oldest run is the first of a sorted map.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(transparent)]
-pub struct RunId(String);
-
-impl RunId {
-    /// A new id, from the clock and random bits.
-    fn new() -> RunId {
-        RunId(uuid::Uuid::now_v7().hyphenated().to_string())
-    }
-
-    /// The id written in `text` (any case, hyphenated or not), if it is a UUID.
-    pub fn parse(text: &str) -> Option<RunId> {
-        uuid::Uuid::try_parse(text).ok().map(|u| RunId(u.hyphenated().to_string()))
-    }
-}
-
-impl std::fmt::Display for RunId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
 }
 
 /// Where a run is.
