@@ -201,7 +201,8 @@ async fn the_lab_runs_every_new_key_as_storm_does() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 202);
     let started: Value = r.json().await.unwrap();
-    let (status, from_lab) = result(&format!("{}api/runs/{}", lab.url, started["id"])).await;
+    let (status, from_lab) =
+        result(&format!("{}api/runs/{}", lab.url, started["id"].as_str().unwrap())).await;
     assert_eq!(status, 200, "{from_lab}");
     let file = temp("lab.toml", EVERY_KEY);
     let out = Command::cargo_bin("rebound")

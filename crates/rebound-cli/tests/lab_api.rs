@@ -51,7 +51,10 @@ async fn bad_scenarios_specs_and_oversized_runs_are_400s_naming_the_key_or_bound
     // Not declared as JSON: 415 (issue 24 §12; tests/lab_guard.rs has the other rules).
     let r = reqwest::Client::new().post(&runs).body("{}").send().await.unwrap();
     assert_eq!(r.status().as_u16(), 415);
-    assert_eq!(reqwest::get(format!("{runs}/999")).await.unwrap().status().as_u16(), 404);
+    assert_eq!(
+        reqwest::get(format!("{runs}/01936f0e-5a2b-7c3d-8e4f-0a1b2c3d4e5f")).await.unwrap().status().as_u16(),
+        404
+    );
 }
 
 #[tokio::test]
@@ -63,7 +66,7 @@ async fn a_runs_json_equals_storm_json_for_the_same_input() {
     let (status, body) =
         post(&format!("{}api/runs", lab.url), &json!({ "scenario": toml, "policies": policies })).await;
     assert_eq!(status, 202, "{body}");
-    let (status, from_lab) = result(&format!("{}api/runs/{}", lab.url, body["id"])).await;
+    let (status, from_lab) = result(&format!("{}api/runs/{}", lab.url, body["id"].as_str().unwrap())).await;
     assert_eq!(status, 200, "{from_lab}");
     let dir = std::env::temp_dir().join(format!("rebound-lab-api-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -85,14 +88,28 @@ async fn events_stream_each_policy_then_the_result() {
     let lab = Lab::start();
     let body = json!({ "scenario": "duration = \"50s\"\n[clients]\ncount = 200", "policies": ["constant:base=1s", "constant:base=2s"] });
     let (_, started) = post(&format!("{}api/runs", lab.url), &body).await;
-    let events = format!("{}api/runs/{}/events", lab.url, started["id"]);
+    let events = format!("{}api/runs/{}/events", lab.url, started["id"].as_str().unwrap());
     let text = tokio::time::timeout(Duration::from_secs(60), async {
         reqwest::get(&events).await.unwrap().text().await.unwrap()
     })
     .await
     .expect("the stream ends after the result");
-    let names: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+    let names: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("event: ")).filter(|e| *e != "progress").collect();
     assert_eq!(names, ["policy", "policy", "result"], "{text}");
+    // Progress (issue 38), as the stream finds the run: policy k of 2, run j of 1.
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line == "event: progress" {
+            let data = lines.next().and_then(|l| l.strip_prefix("data: ")).unwrap();
+            let p: Value = serde_json::from_str(data).unwrap();
+            assert_eq!((p["total"].as_u64(), p["runs"].as_u64()), (Some(2), Some(1)), "{data}");
+            assert!(
+                (1..=2).contains(&p["policy"].as_u64().unwrap()) && p["run"].as_u64() <= Some(1),
+                "{data}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -149,7 +166,7 @@ async fn a_service_graph_runs_with_a_panel_of_figures_per_service() {
     let body = json!({ "scenario": toml, "policies": ["constant:base=100ms,max-retries=2"] });
     let (status, started) = post(&format!("{}api/runs", lab.url), &body).await;
     assert_eq!(status, 202, "{started}");
-    let (status, doc) = result(&format!("{}api/runs/{}", lab.url, started["id"])).await;
+    let (status, doc) = result(&format!("{}api/runs/{}", lab.url, started["id"].as_str().unwrap())).await;
     assert_eq!(status, 200, "{doc}");
     let doc: Value = serde_json::from_str(&doc).unwrap();
     let services = doc["policies"][0]["services"].as_array().unwrap();
@@ -165,7 +182,7 @@ async fn the_lab_runs_fixed_and_adaptive_hedges_and_names_a_bad_one() {
     let hedged = "exponential:base=100ms,factor=2,cap=1m,jitter=full,hedge=150ms:2";
     let (status, body) = post(&runs, &json!({ "scenario": scenario, "policies": [hedged] })).await;
     assert_eq!(status, 202, "{body}");
-    let (status, text) = result(&format!("{runs}/{}", body["id"])).await;
+    let (status, text) = result(&format!("{runs}/{}", body["id"].as_str().unwrap())).await;
     assert_eq!(status, 200, "{text}");
     let v: Value = serde_json::from_str(&text).unwrap();
     let hedges = v.to_string().contains("\"hedges\":");
@@ -220,7 +237,7 @@ async fn a_cancel_answered_202_ends_the_run_cancelled() {
     for i in 0..40u64 {
         let (status, started) = post(&format!("{}api/runs", lab.url), &body).await;
         assert_eq!(status, 202, "{started}");
-        let url = format!("{}api/runs/{}", lab.url, started["id"]);
+        let url = format!("{}api/runs/{}", lab.url, started["id"].as_str().unwrap());
         tokio::time::sleep(Duration::from_micros(i * 250)).await;
         let cancel = client.delete(&url).send().await.unwrap().status().as_u16();
         let (end, text) = result(&url).await;

@@ -55,7 +55,8 @@ async fn the_six_gigabyte_graph_is_refused_and_the_default_storm_runs_after_it()
     assert!(e.contains("calls per user request") && e.contains("at most"), "{e}");
     let (status, body) = post(&runs, &json!({})).await;
     assert_eq!(status, 202, "{body}");
-    let (status, doc, _) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(90)).await;
+    let (status, doc, _) =
+        settle(&format!("{runs}/{}", body["id"].as_str().unwrap()), Duration::from_secs(90)).await;
     assert_eq!(status, 200, "{doc}");
     let doc: Value = serde_json::from_str(&doc).unwrap();
     assert_eq!(doc["policies"].as_array().unwrap().len(), 7);
@@ -69,7 +70,7 @@ async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
     for _ in 0..4 {
         let (status, body) = post(&runs, &endless()).await;
         assert_eq!(status, 202, "{body}");
-        ids.push(body["id"].clone());
+        ids.push(body["id"].as_str().unwrap().to_string());
     }
     let (status, _) = post(&runs, &endless()).await;
     assert_eq!(status, 429, "four runs hold every slot");
@@ -96,7 +97,7 @@ async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
         let (status, body) = post(&runs, &json!({ "scenario": "[clients]\ncount = 100" })).await;
         if status == 202 || Instant::now() > deadline {
             assert_eq!(status, 202, "{body}");
-            break body["id"].clone();
+            break body["id"].as_str().unwrap().to_string();
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
@@ -109,7 +110,7 @@ async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
     assert!([202, 409].contains(&r.status().as_u16()));
     assert_eq!(
         client
-            .delete(format!("{runs}/999"))
+            .delete(format!("{runs}/01936f0e-5a2b-7c3d-8e4f-0a1b2c3d4e5f"))
             .header("content-type", "application/json")
             .send()
             .await
@@ -128,7 +129,8 @@ async fn a_run_nobody_watches_is_stopped() {
     assert_eq!(status, 202, "{body}");
     // No event stream, no poll: the watchdog stops it after 15 s (the engine within a poll).
     tokio::time::sleep(Duration::from_secs(18)).await;
-    let (status, body, _) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(5)).await;
+    let (status, body, _) =
+        settle(&format!("{runs}/{}", body["id"].as_str().unwrap()), Duration::from_secs(5)).await;
     assert_eq!(status, 422, "{body}");
     // On a quiet machine the run may reach the lab's cap of events (3e8, ~12 s at 25 M events/s)
     // before the watchdog's 15 s: stopped all the same, by a bound inside the run.
@@ -144,7 +146,8 @@ async fn a_policy_past_the_wall_clock_bound_is_stopped_inside_its_run() {
     let runs = format!("{}api/runs", lab.url);
     let (status, body) = post(&runs, &endless()).await;
     assert_eq!(status, 202, "{body}");
-    let (status, body, took) = settle(&format!("{runs}/{}", body["id"]), Duration::from_secs(90)).await;
+    let (status, body, took) =
+        settle(&format!("{runs}/{}", body["id"].as_str().unwrap()), Duration::from_secs(90)).await;
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("wall-clock bound of 60 s") || body.contains("events"), "{body}");
     assert!(took < Duration::from_secs(75), "{took:?}");
@@ -160,7 +163,7 @@ async fn a_refusal_counts_only_the_runs_going() {
     for _ in 0..4 {
         let (status, body) = post(&runs, &endless()).await;
         assert_eq!(status, 202, "{body}");
-        ids.push(body["id"].clone());
+        ids.push(body["id"].as_str().unwrap().to_string());
     }
     let more = endless();
     let refused = futures_util::future::join_all((0..6).map(|_| post(&runs, &more))).await;

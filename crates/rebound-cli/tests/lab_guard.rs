@@ -73,7 +73,7 @@ fn foreign_hosts_origins_and_content_types_are_refused() {
     assert!(error_of(&body).contains("application/json"), "{body}");
     // DELETE has no body (no content type needed) but the same Host and Origin rules.
     let delete = |extra: &str| {
-        raw(&a, &format!("DELETE /api/runs/999 HTTP/1.1\r\nHost: {a}\r\n{extra}Connection: close\r\n\r\n"))
+        raw(&a, &format!("DELETE /api/runs/01936f0e-5a2b-7c3d-8e4f-0a1b2c3d4e5f HTTP/1.1\r\nHost: {a}\r\n{extra}Connection: close\r\n\r\n"))
     };
     assert_eq!(delete("").0, 404);
     assert_eq!(delete("Origin: https://evil.example\r\n").0, 403);
@@ -164,7 +164,7 @@ fn ctrl_c_ends_the_lab_within_2s_with_an_event_stream_open() {
         r#"{"scenario": "duration = \"600s\"\n[clients]\ncount = 20000"}"#,
     );
     assert_eq!(status, 202, "{body}");
-    let id = serde_json::from_str::<Value>(&body).unwrap()["id"].as_u64().unwrap();
+    let id = serde_json::from_str::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
     let mut stream = TcpStream::connect(&a).unwrap();
     stream
         .write_all(

@@ -42,7 +42,7 @@ async fn run(lab: &Lab) -> (String, usize) {
     let r =
         reqwest::Client::new().post(format!("{}api/runs", lab.url)).json(&big_run()).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 202);
-    let id = r.json::<Value>().await.unwrap()["id"].to_string();
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().unwrap().to_string();
     let url = format!("{}api/runs/{id}", lab.url);
     let (status, doc) = result(&url).await;
     assert_eq!(status, 200, "{doc}");

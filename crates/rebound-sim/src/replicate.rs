@@ -154,8 +154,28 @@ pub fn run_all_with(
     until: Until,
     stop: &Stop,
 ) -> Result<Vec<StormReport>, RunError> {
+    run_all_watched(scenario, specs, runs, until, stop, &|| {})
+}
+
+/// [`run_all_with`], calling `ran` as each run ends (from the thread that ran it), so that a
+/// caller can show "run j of N" while the runs go on (`rebound lab`).
+///
+/// # Errors
+/// As [`run_all_with`].
+pub fn run_all_watched(
+    scenario: &Scenario,
+    specs: &[Spec],
+    runs: u32,
+    until: Until,
+    stop: &Stop,
+    ran: &(dyn Fn() + Sync),
+) -> Result<Vec<StormReport>, RunError> {
     replicate(scenario, specs, runs, |s, spec| {
-        crate::graph::run_stoppable(s, spec, until, std::time::Duration::ZERO, stop).map(|(r, _)| r)
+        let r = crate::graph::run_stoppable(s, spec, until, std::time::Duration::ZERO, stop).map(|(r, _)| r);
+        if r.is_ok() {
+            ran();
+        }
+        r
     })
 }
 

@@ -17,10 +17,14 @@ use rebound_retry::Spec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+mod fields;
 mod inert;
 pub mod load;
+mod locate;
 mod validate;
+pub use fields::{check_fields, FieldError};
 pub use load::{Arrivals, Phase};
+pub use locate::locate;
 pub use validate::ScenarioError;
 pub(crate) use validate::{fmt, invalid};
 
@@ -343,7 +347,8 @@ impl Scenario {
     /// Reads a scenario from TOML and validates it.
     ///
     /// # Errors
-    /// [`ScenarioError::Toml`] for syntax, unknown keys and wrong types (naming the key);
+    /// [`ScenarioError::Toml`] for syntax (naming the line), unknown keys and wrong types
+    /// (naming the key's path, the value and its range: [`check_fields`]);
     /// [`ScenarioError::Invalid`] for values out of range.
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         Scenario::from_toml_with(text, &[])
@@ -357,7 +362,7 @@ impl Scenario {
     /// # Errors
     /// As [`Scenario::from_toml`].
     pub fn from_toml_with(text: &str, policies: &[Spec]) -> Result<Scenario, ScenarioError> {
-        let mut s: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Toml(e.to_string()))?;
+        let mut s: Scenario = toml::from_str(text).map_err(|e| fields::toml_error(text, &e))?;
         if !policies.is_empty() {
             s.policies = policies.to_vec();
         }

@@ -1,21 +1,39 @@
 // The scenario editor: the TOML text (the single source of truth), the forms and the policy
-// list that edit it key by key, the service-graph view, the cost estimate, and errors shown at
-// the field they concern.
+// list that edit it key by key, the service-graph view; every edit is checked by the lab
+// (check.js: errors at their field, the cost) and reported to the draft (drafts.js).
 
 import { parse } from "smol-toml";
-import { setKey, keyAtLine } from "./tomltext.js";
-import { renderForms, markField, clearFields } from "./form.js";
+import { setKey } from "./tomltext.js";
+import { renderForms } from "./form.js";
 import { drawGraph } from "./graph.js";
 import { shortLabel } from "./palette.js";
+import { schedule, show as showChecked, checkNow } from "./check.js";
 
 const $ = (id) => document.getElementById(id);
-export const state = { text: "", obj: null, bounds: null, defaults: null, stats: null };
+// `base`: the text as last loaded or run; the edits since are unsaved (see `dirty`).
+export const state = { text: "", base: "", obj: null, bounds: null, defaults: null, stats: null };
+const editListeners = [];
 
-/** Replaces the whole text (a built-in, a permalink, a history entry) and redraws everything. */
-export function load(text) {
+/** Calls `fn()` after every edit of the text (typed, through a form, or loaded). */
+export function onEdit(fn) {
+  editListeners.push(fn);
+}
+
+const edited = () => editListeners.forEach((fn) => fn());
+
+/** Whether the text has edits since it was loaded or run. */
+export function dirty() {
+  return state.text !== state.base;
+}
+
+/** Replaces the whole text (a built-in, a permalink, a history entry) and redraws everything;
+ * `base` is the text it counts edits from (the loaded text itself unless told). */
+export function load(text, base = text) {
   state.text = text;
+  state.base = base;
   $("toml").value = text;
   reparse(true);
+  edited();
 }
 
 /** Applies `fn` to the text; `from` is the input being typed in (structural edits pass none). */
@@ -28,6 +46,7 @@ function edit(fn, from) {
   }
   $("toml").value = state.text;
   reparse(!from);
+  edited();
 }
 
 function reparse(redrawForms) {
@@ -47,6 +66,7 @@ function reparse(redrawForms) {
   if (redrawForms) {
     renderForms($("forms"), state.obj, edit);
     renderPolicies();
+    showChecked(); // the last check's marks, on the fields drawn anew
   }
   redrawGraph();
   estimate();
@@ -83,7 +103,6 @@ function writePolicies() {
 /** Adds a policy row (and writes it to the TOML when `write`). */
 export function addPolicy(text, write) {
   const li = document.createElement("li");
-  const n = () => [...$("policies").children].indexOf(li) + 1;
   const input = document.createElement("input");
   input.className = "policy spec";
   input.type = "text";
@@ -94,12 +113,7 @@ export function addPolicy(text, write) {
   remove.type = "button";
   remove.textContent = "Remove";
   remove.addEventListener("click", () => { li.remove(); relabel(); writePolicies(); });
-  let timer = null;
-  input.addEventListener("input", () => {
-    writePolicies();
-    clearTimeout(timer);
-    timer = setTimeout(() => checkSpec(input, err, n()), 250);
-  });
+  input.addEventListener("input", writePolicies);
   const row = document.createElement("div");
   row.className = "row";
   row.append(input, remove);
@@ -122,21 +136,12 @@ function relabel() {
   });
 }
 
-async function checkSpec(input, err, n) {
-  const spec = input.value.trim();
-  if (!spec) { err.textContent = ""; input.removeAttribute("aria-invalid"); return; }
-  const r = await fetch("/api/specs/check", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ spec }) });
-  const body = await r.json().catch(() => ({ error: `HTTP ${r.status}` }));
-  if (input.value.trim() !== spec) return; // typed on meanwhile
-  err.textContent = r.ok ? "" : `Policy ${n}: ${body.error}`;
-  input.setAttribute("aria-invalid", r.ok ? "false" : "true");
-}
-
 /** The text typed into the TOML box: parsed as it changes, forms redrawn, the text untouched. */
 export function watchText() {
   let timer = null;
   $("toml").addEventListener("input", () => {
     state.text = $("toml").value;
+    edited();
     clearTimeout(timer);
     timer = setTimeout(() => reparse(true), 200);
   });
@@ -150,62 +155,13 @@ export function seconds(s) {
   return total;
 }
 
-/** The cost estimate beside Run: client-seconds (or open-loop requests) against the lab's bounds. */
+/** The cost beside Run and the errors at their fields: the lab checks the run as edited. */
 export function estimate() {
-  const o = state.obj, b = state.bounds;
-  if (!o || !b) return;
-  const c = o.clients || {};
-  const secs = seconds(o.duration ?? "120s");
-  const n = policies().length || 7;
-  let text, over;
-  if (c.rate) {
-    const [v, unit] = String(c.rate).split("/");
-    const perS = Number(v) / ({ s: 1, m: 60, min: 60, h: 3600 }[unit?.trim()] || 1);
-    const req = Math.round(perS * secs);
-    over = req > b.max_open_loop_requests;
-    text = `${req.toLocaleString("en")} user requests per policy (bound ${b.max_open_loop_requests.toLocaleString("en")})`;
-  } else {
-    const work = Math.round((c.count ?? 1000) * secs);
-    over = work > b.max_client_seconds;
-    text = `${work.toLocaleString("en")} client-seconds per policy (bound ${b.max_client_seconds.toLocaleString("en")})`;
-  }
-  over = over || secs > b.max_duration_s || n > b.max_policies;
-  const runs = Math.max(1, Number($("runs").value) || 1);
-  const reps = runs > 1 ? ` × ${runs} replications` : "";
-  $("estimate").textContent = `Cost: ${text} × ${n} ${n === 1 ? "policy" : "policies"}${reps}; at most ${b.max_wall_s} s of wall-clock time.${over ? " Past the lab's bounds: the run will be refused." : ""}`;
-  $("estimate").classList.toggle("over", over);
+  if (state.obj) schedule();
 }
 
-/** Shows a run's refusal at the field it names (and in full, lines kept, below Run). */
+/** Shows a run's refusal below Run, and each of its errors at its field (checked again). */
 export function showError(message) {
-  clearFields($("forms"));
   $("run-error").textContent = message;
-  const pol = /^policy (\d+)\b/.exec(message);
-  if (pol) return markPolicy(Number(pol[1]), message);
-  const line = /at line (\d+)/.exec(message);
-  if (line) {
-    const at = keyAtLine(state.text, Number(line[1]) - 1);
-    if (at && at.key === "policies") {
-      const text = state.text.split("\n")[Number(line[1]) - 1];
-      const i = policies().findIndex((p) => text.includes(JSON.stringify(p)));
-      return markPolicy(i + 1 || 1, message);
-    }
-    if (at && markField(at.where, at.key, message)) return;
-  }
-  const key = /`((?:clients|server|outage|service(?:\.call)?)\.[a-z_]+|seed|duration)`/.exec(message);
-  if (key) {
-    const parts = key[1].split(".");
-    const name = /\(service `([^`]+)`\)/.exec(message);
-    const svcs = (state.obj && state.obj.service) || [];
-    const i = name ? svcs.findIndex((s) => s.name === name[1]) : 0;
-    const where = parts[0] === "service" ? (parts[1] === "call" ? { service: Math.max(i, 0), call: 0 } : { service: Math.max(i, 0) }) : parts.length > 1 ? { table: parts[0] } : {};
-    markField(where, parts[parts.length - 1], message);
-  }
-}
-
-function markPolicy(n, message) {
-  const input = $(`policy-${n}`);
-  if (!input) return;
-  input.setAttribute("aria-invalid", "true");
-  $(`policy-${n}-error`).textContent = message;
+  checkNow();
 }

@@ -1,12 +1,28 @@
 // Run history in the browser (IndexedDB through idb-keyval): each finished run with its
-// scenario TOML, policies, seed, replications and document, kept across reloads; the
-// permalink (the scenario in the URL fragment).
+// scenario TOML, policies, seed, replications and document, kept across reloads and shared by
+// the tabs (each change is announced on a BroadcastChannel); the permalink (the scenario in
+// the URL fragment).
 
-import { get, set } from "idb-keyval";
+import { get, update } from "idb-keyval";
 
 const KEY = "rebound-lab-runs";
 /** Most runs kept; the oldest is dropped past it. */
 export const KEPT = 30;
+
+const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("rebound-lab-history") : null;
+
+/** Calls `fn()` when another tab changes the history. */
+export function onChange(fn) {
+  if (channel) channel.onmessage = () => fn();
+}
+
+const changed = () => channel?.postMessage("changed");
+
+/** A run id as a label: the lab's ids are UUIDv7s, unique across its restarts; the last
+ * 8 of their hex digits are random and tell runs apart. */
+export function label(apiId) {
+  return `#${String(apiId).replace(/-/g, "").slice(-8)}`;
+}
 
 /** Every kept run, newest first. */
 export async function all() {
@@ -15,16 +31,18 @@ export async function all() {
 
 /** Keeps `entry` ({apiId, name, toml, runs, doc}); returns it with its `key` and `label`. */
 export async function add(entry) {
-  const runs = await all();
   const key = Date.now() + Math.random();
-  const full = { ...entry, key, at: new Date().toISOString(), label: `#${entry.apiId}`, seed: entry.doc.scenario.seed, policies: entry.doc.policies.map((p) => p.policy) };
-  await set(KEY, [full, ...runs].slice(0, KEPT));
+  const full = { ...entry, key, at: new Date().toISOString(), label: label(entry.apiId), seed: entry.doc.scenario.seed, policies: entry.doc.policies.map((p) => p.policy) };
+  // One transaction: two tabs that finish runs at once both keep theirs.
+  await update(KEY, (runs) => [full, ...(runs || [])].slice(0, KEPT));
+  changed();
   return full;
 }
 
 /** Forgets the run `key`. */
 export async function remove(key) {
-  await set(KEY, (await all()).filter((r) => r.key !== key));
+  await update(KEY, (runs) => (runs || []).filter((r) => r.key !== key));
+  changed();
 }
 
 const b64 = (s) => btoa(String.fromCharCode(...new TextEncoder().encode(s))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

@@ -2,6 +2,7 @@
 // binary serves the bundle, so the page works offline.
 
 import { state, load, watchText, addPolicy, estimate } from "./editor.js";
+import * as drafts from "./drafts.js";
 import * as history from "./history.js";
 import * as run from "./run.js";
 import { show, drawCharts, graphStats, download, csv, current } from "./view.js";
@@ -20,8 +21,14 @@ async function init() {
   state.defaults = defaults;
   state.bounds = defaults.bounds;
   for (const [i, s] of defaults.scenarios.entries()) $("builtin").add(new Option(s.name, String(i)));
+  let picked = $("builtin").value;
   $("builtin").addEventListener("change", () => {
     const s = defaults.scenarios[Number($("builtin").value)];
+    if (s && !drafts.mayReplace(`the built-in “${s.name}”`)) {
+      $("builtin").value = picked; // kept: the edits stay
+      return;
+    }
+    picked = $("builtin").value;
     if (s) load(s.toml);
     $("builtin-note").textContent = s && s.lab_bound
       ? `As shipped, this built-in is past the lab's bounds (\`rebound storm\` runs it; shorten it here to run it in the lab):\n${s.lab_bound}`
@@ -46,15 +53,25 @@ async function init() {
   advise.init();
   exports();
   const linked = history.fromFragment();
-  if (linked) {
+  const draft = await drafts.restore();
+  if (draft) {
+    if (draft.builtin === "link") $("builtin").add(new Option("from the link", "link"), 0);
+    $("builtin").value = draft.builtin;
+    picked = $("builtin").value;
+    $("runs").value = draft.runs;
+    load(draft.toml, draft.base);
+  } else if (linked) {
     $("builtin").add(new Option("from the link", "link"), 0);
     $("builtin").value = "link";
+    picked = "link";
     $("runs").value = linked.runs;
     load(linked.toml);
   } else {
     load(defaults.scenarios[0].toml);
   }
   watchTitle();
+  drafts.watch();
+  history.onChange(() => renderHistory());
   await renderHistory();
   document.body.dataset.ready = "true";
 }
@@ -90,7 +107,7 @@ async function renderHistory() {
     showBtn.className = "show-run";
     const time = new Date(r.at).toLocaleTimeString("en-GB");
     showBtn.textContent = `${r.label} ${r.name} · seed ${r.seed} · ${r.policies.length} ${r.policies.length === 1 ? "policy" : "policies"}${r.runs > 1 ? ` · ${r.runs} runs` : ""} · ${time}`;
-    showBtn.addEventListener("click", () => show([r]));
+    showBtn.addEventListener("click", () => { run.stale(false); show([r]); });
     const forget = document.createElement("button");
     forget.type = "button";
     forget.textContent = "Forget";
@@ -100,7 +117,7 @@ async function renderHistory() {
     reload.type = "button";
     reload.textContent = "Edit";
     reload.setAttribute("aria-label", `Load run ${r.label}'s scenario into the editor`);
-    reload.addEventListener("click", () => load(r.toml));
+    reload.addEventListener("click", () => { if (drafts.mayReplace(`run ${r.label}'s scenario`)) load(r.toml); });
     li.append(pick, " ", showBtn, " ", reload, " ", forget);
     list.append(li);
   }

@@ -1,8 +1,12 @@
-// A run from the page: Run disabled at once (no double start), POST /api/runs, progress with
-// elapsed time per policy from the event stream, Cancel (DELETE /api/runs/{id}, also when the
-// page closes), then the document kept in the history and shown.
+// A run from the page: Run disabled at once (no double start), checked first (a run the lab
+// would refuse, its cost past the wall-clock bound included, is refused here: POST /api/check),
+// POST /api/runs, progress (policy k of n, run j of N, elapsed time) from the event stream,
+// Cancel (DELETE /api/runs/{id}, also when the page closes), then the document kept in the
+// history and shown. A run that fails or is cancelled greys the results shown before it.
 
 import { state, showError } from "./editor.js";
+import { checkNow, request } from "./check.js";
+import * as drafts from "./drafts.js";
 import * as history from "./history.js";
 import { show } from "./view.js";
 import { SESSION } from "./session.js";
@@ -19,9 +23,15 @@ export async function start(done) {
   if (active || $("run").disabled) return;
   $("run").disabled = true;
   $("run-error").textContent = "";
-  const runs = Number($("runs").value) || 1;
-  const body = { scenario: state.text };
-  if (runs > 1) body.runs = runs;
+  const checked = await checkNow();
+  if (checked && checked.errors.length) {
+    $("run-error").textContent = `Not started: the lab would refuse this run.\n${checked.errors.map((e) => e.message).join("\n")}`;
+    $("run").disabled = false;
+    document.querySelector("[aria-invalid=true]")?.focus();
+    return;
+  }
+  const body = request();
+  const runs = Number(body.runs) || 1;
   let r, reply;
   try {
     r = await fetch("/api/runs", { method: "POST", headers, body: JSON.stringify(body) });
@@ -37,29 +47,58 @@ export async function start(done) {
   watch(reply.id, runs, done);
 }
 
+/** Greys the results shown (they are not the run just tried), or ungreys them; `partial`:
+ * they are the first policies of the run that stopped. */
+export function stale(yes, partial = false) {
+  for (const id of ["view", "charts"]) $(id).classList.toggle("stale", yes);
+  $("stale-note")?.remove();
+  if (!yes || !$("view").children.length) return;
+  const note = document.createElement("p");
+  note.id = "stale-note";
+  note.className = "hint";
+  note.textContent = partial
+    ? "The run stopped: below are only the policies it finished before it failed or was cancelled."
+    : "The results below are from an earlier run, not the run that just failed or was cancelled.";
+  $("view").before(note);
+}
+
 function watch(id, runs, done) {
   const t0 = performance.now();
-  let policyStart = t0, finished = 0, total = 0;
+  const tag = history.label(id);
+  const text = state.text;
+  let policyStart = t0, finished = 0, total = 0, run = 0;
   const source = new EventSource(`/api/runs/${id}/events`);
   const tick = () => {
     const now = performance.now();
     const of = total ? ` of ${total}` : "";
-    $("progress").max = total || 1;
-    $("progress").value = finished;
-    $("status").textContent = `Run #${id}: policy ${Math.min(finished + 1, total || 1)}${of} · ${((now - policyStart) / 1000).toFixed(1)} s on it · ${((now - t0) / 1000).toFixed(1)} s in all`;
+    $("progress").max = (total || 1) * runs;
+    $("progress").value = finished * runs + run;
+    const reps = runs > 1 ? ` · run ${Math.min(run + 1, runs)} of ${runs}` : "";
+    $("status").textContent = `Run ${tag}: policy ${Math.min(finished + 1, total || 1)}${of}${reps} · ${((now - policyStart) / 1000).toFixed(1)} s on it · ${((now - t0) / 1000).toFixed(1)} s in all`;
   };
-  active = { id, source, timer: setInterval(tick, 200) };
+  active = { id, tag, source, timer: setInterval(tick, 200) };
+  $("status").dataset.run = id;
   $("cancel").disabled = false;
   $("progress").hidden = false;
   tick();
   const reports = [];
+  source.addEventListener("progress", (e) => {
+    const d = JSON.parse(e.data);
+    total = d.total;
+    run = d.run;
+    if (d.policy - 1 !== finished) policyStart = performance.now();
+    finished = d.policy - 1;
+    tick();
+  });
   source.addEventListener("policy", (e) => {
     const d = JSON.parse(e.data);
     finished = d.index + 1;
     total = d.total;
+    run = 0;
     policyStart = performance.now();
     reports[d.index] = d.report;
     tick();
+    stale(false);
     show([partial(id, runs, reports.filter(Boolean))]);
   });
   source.addEventListener("result", async (e) => {
@@ -67,16 +106,20 @@ function watch(id, runs, done) {
     const secs = ((performance.now() - t0) / 1000).toFixed(1);
     active.source.close();
     const name = currentTitle();
-    const entry = await history.add({ apiId: id, name, toml: state.text, runs, doc, session: SESSION });
-    window.history.replaceState(null, "", history.permalink(state.text, runs));
+    const entry = await history.add({ apiId: id, name, toml: text, runs, doc, session: SESSION });
+    window.history.replaceState(null, "", history.permalink(text, runs));
+    if (state.text === text) state.base = text; // run: no unsaved edits left
+    drafts.save();
+    stale(false);
     show([entry]);
     await done(entry);
-    stop(`Run #${id}: done in ${secs} s`);
+    stop(`Run ${tag}: done in ${secs} s`);
   });
   source.addEventListener("error", (e) => {
     let msg = "the connection to the lab was lost";
     try { msg = JSON.parse(e.data).error; } catch (_) { /* a network error carries no data */ }
-    stop(`Run #${id}: failed`);
+    stop(`Run ${tag}: failed`);
+    stale(true, reports.some(Boolean));
     $("run-error").textContent = msg;
   });
 }
@@ -90,7 +133,7 @@ function partial(id, runs, reports) {
     seed: o.seed ?? 1, duration: o.duration ?? "2m",
     outage: { kind: out.kind ?? "pause", start: out.start ?? "15s", end: out.end ?? "45s" },
   };
-  return { apiId: id, label: `#${id} (running)`, name: currentTitle(), seed: scenario.seed, runs, doc: { scenario, policies: reports } };
+  return { apiId: id, label: `${history.label(id)} (running)`, name: currentTitle(), seed: scenario.seed, runs, doc: { scenario, policies: reports } };
 }
 
 function stop(status) {
@@ -107,10 +150,11 @@ function stop(status) {
 /** Cancels the active run: the server stops it; the page stops listening either way. */
 export async function cancel() {
   if (!active) return;
-  const id = active.id;
-  stop(`Run #${id}: cancelling`);
+  const { id, tag } = active;
+  stop(`Run ${tag}: cancelling`);
+  stale(true);
   const r = await fetch(`/api/runs/${id}`, { method: "DELETE", headers }).catch(() => null);
-  $("status").textContent = r && r.ok ? `Run #${id}: cancelled` : `Run #${id}: cancelled here (the server stops a run nobody listens to)`;
+  $("status").textContent = r && r.ok ? `Run ${tag}: cancelled` : `Run ${tag}: cancelled here (the server stops a run nobody listens to)`;
 }
 
 /** When the page goes away: cancel the active run without waiting for the answer. */

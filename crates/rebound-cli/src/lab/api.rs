@@ -1,6 +1,6 @@
 //! The lab's routes: the page's three assets and the JSON API (see the module docs of `lab`).
 
-use super::runs::{check_bounds, Phase, Runs, BOUNDS};
+use super::runs::{check_bounds, Phase, RunId, Runs, BOUNDS};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};
@@ -25,6 +25,7 @@ pub fn router(allowed: rebound_live::guard::Allowed, runs: Arc<Runs>) -> Router 
         .route("/style.css", get(|| async { asset("text/css; charset=utf-8", STYLE) }))
         .route("/api/defaults", get(defaults))
         .route("/api/specs/check", post(check_spec))
+        .route("/api/check", post(check_run))
         .route("/api/runs", post(start_run))
         .route("/api/runs/{id}", get(result).delete(cancel_run))
         .route("/api/runs/{id}/events", get(events))
@@ -84,82 +85,32 @@ async fn check_spec(body: Bytes) -> Response {
     }
 }
 
-/// The keys of a run request; any other (a misspelling such as `scenaro`) is refused.
-const RUN_KEYS: [&str; 3] = ["scenario", "policies", "runs"];
-
-/// The scenario of a run request: TOML text or a JSON object with the same keys; then its
-/// policies (the request's, else the scenario's, else the built-in seven), the replications of
-/// each (`runs`, default 1) and the bounds.
+/// A run request checked as `POST /api/runs` takes it (see [`super::check`]): the scenario
+/// with its policies and replications, or every error, one a line.
 fn parse_run(body: &[u8]) -> Result<(Scenario, u32), String> {
     #[cfg(test)]
     tests::slow_validation();
-    let req: Value =
-        serde_json::from_slice(body).map_err(|e| format!("the body must be a JSON object: {e}"))?;
-    let Value::Object(fields) = &req else {
-        return Err(format!(
-            "the body must be a JSON object {{\"scenario\": ..., \"policies\": [...], \"runs\": N}}, not {req}"
-        ));
-    };
-    if let Some(key) = fields.keys().find(|k| !RUN_KEYS.contains(&k.as_str())) {
-        return Err(format!(
-            "unknown key `{key}` in the run request: the keys are `scenario`, `policies` and `runs`"
-        ));
-    }
-    // The request's policies replace the scenario's before it is costed (issue 34, item 13).
-    let policies = match req.get("policies") {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let text = p.as_str().ok_or_else(|| format!("policy {} must be a spec string", i + 1))?;
-                text.parse::<Spec>().map_err(|e| format!("policy {} `{text}`: {e}", i + 1))
-            })
-            .collect::<Result<_, _>>()?,
-        Some(_) => return Err("`policies` must be a list of spec strings".into()),
-    };
-    let mut scenario = match req.get("scenario") {
-        None | Some(Value::Null) => Scenario::default(),
-        Some(Value::String(text)) => Scenario::from_toml_with(text, &policies).map_err(|e| e.to_string())?,
-        Some(v @ Value::Object(_)) => {
-            if let Some(key) = first_null(v, "") {
-                return Err(format!(
-                    "`{key}` is null: leave the key out for its default, or give it a value"
-                ));
-            }
-            let text = toml::to_string(v).map_err(|e| format!("bad scenario: {e}"))?;
-            Scenario::from_toml_with(&text, &policies).map_err(|e| e.to_string())?
-        }
-        Some(_) => return Err("`scenario` must be TOML text or a JSON object".into()),
-    };
-    if !policies.is_empty() {
-        scenario.policies = policies;
-    }
-    scenario.policies = scenario.policies_or_default();
-    check_bounds(&scenario)?;
-    let max = BOUNDS.max_runs;
-    let runs = match req.get("runs") {
-        None | Some(Value::Null) => 1,
-        Some(v) => v
-            .as_u64()
-            .filter(|n| (1..=u64::from(max)).contains(n))
-            .ok_or_else(|| format!("`runs` = {v} is invalid: must be an integer in [1, {max}]"))?
-            as u32,
-    };
-    Ok((scenario, runs))
+    let checked = super::check::check(body);
+    let message = checked.message();
+    checked.run.ok_or(message)
 }
 
-/// The dotted path of the first `null` in a scenario given as JSON (TOML has no null).
-fn first_null(v: &Value, at: &str) -> Option<String> {
-    let join = |k: &str| if at.is_empty() { k.to_string() } else { format!("{at}.{k}") };
-    match v {
-        Value::Null => Some(at.to_string()),
-        Value::Object(fields) => fields.iter().find_map(|(k, v)| first_null(v, &join(k))),
-        Value::Array(items) => {
-            items.iter().enumerate().find_map(|(i, v)| first_null(v, &format!("{at}[{i}]")))
+/// `POST /api/check`: the errors a run request would get, each at its key (`{"path",
+/// "message"}`), and what the run would take on this machine (`cost`, when the scenario reads).
+/// Always 200 for a JSON body: the answer is the check.
+async fn check_run(body: Bytes) -> Response {
+    // A page checks its run: measure this machine for its cost line (once, on a thread of
+    // its own; API clients that only run never pay for it).
+    super::cost::calibrate();
+    let checked = match tokio::task::spawn_blocking(move || super::check::check(&body)).await {
+        Ok(c) => c,
+        Err(e) => {
+            let message = format!("the check of the run request failed: {e}");
+            return json_response(StatusCode::INTERNAL_SERVER_ERROR, &json!({ "error": message }));
         }
-        _ => None,
-    }
+    };
+    let body = json!({ "ok": checked.run.is_some(), "errors": checked.errors, "cost": checked.cost });
+    json_response(StatusCode::OK, &body)
 }
 
 async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
@@ -182,12 +133,11 @@ async fn start_run(State(runs): State<Arc<Runs>>, body: Bytes) -> Response {
     }
 }
 
-/// A run id from the path: a positive integer, else a JSON 400 (axum's own rejection is
-/// text/plain).
-fn run_id(id: &str) -> Result<usize, Box<Response>> {
-    id.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| {
+/// A run id from the path: a UUID, else a JSON 400 (axum's own rejection is text/plain).
+fn run_id(id: &str) -> Result<RunId, Box<Response>> {
+    RunId::parse(id).ok_or_else(|| {
         Box::new(bad_request(format!(
-            "invalid run id `{id}`: must be a positive integer, as POST /api/runs answered"
+            "invalid run id `{id}`: must be a UUID such as 01936f0e-5a2b-7c3d-8e4f-0a1b2c3d4e5f, as POST /api/runs answered"
         )))
     })
 }
@@ -197,7 +147,7 @@ async fn result(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Respon
         Ok(id) => id,
         Err(r) => return *r,
     };
-    let Some(rx) = runs.watch(id) else {
+    let Some(rx) = runs.watch(&id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
     };
     let snapshot = rx.borrow().clone();
@@ -218,7 +168,7 @@ async fn cancel_run(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Re
         Ok(id) => id,
         Err(r) => return *r,
     };
-    match runs.cancel(id) {
+    match runs.cancel(&id) {
         Some(true) => json_response(StatusCode::ACCEPTED, &json!({ "id": id, "status": "cancelling" })),
         Some(false) => {
             json_response(StatusCode::CONFLICT, &json!({ "error": format!("run {id} has ended") }))
@@ -233,7 +183,7 @@ async fn report(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Respon
         Ok(id) => id,
         Err(r) => return *r,
     };
-    let Some(rx) = runs.watch(id) else {
+    let Some(rx) = runs.watch(&id) else {
         return json_response(StatusCode::NOT_FOUND, &json!({ "error": format!("no run {id}") }));
     };
     let html = rx.borrow().html.clone();
@@ -257,7 +207,7 @@ async fn events(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Respon
         Ok(id) => id,
         Err(r) => return *r,
     };
-    match runs.watch(id) {
+    match runs.watch(&id) {
         Some(rx) => (
             [(header::CONTENT_TYPE, "text/event-stream"), (header::CACHE_CONTROL, "no-cache")],
             super::stream::events(rx),

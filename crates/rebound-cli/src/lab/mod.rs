@@ -6,8 +6,9 @@
 //! |---|---|
 //! | `GET /api/defaults` | built-in scenarios (TOML), the default policies, the lab's bounds |
 //! | `POST /api/specs/check` | `{"spec": "..."}` → 200 `{"spec": canonical}` or 400 `{"error"}` |
-//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...], "runs": N}` (`runs`: replications of each policy, 1 to 100, default 1) → 202 `{"id"}` or 400/429 `{"error"}` |
-//! | `GET /api/runs/{id}/events` | server-sent events: `policy` (one report), `result` (the document), `error` |
+//! | `POST /api/check` | a run request (below) → 200 `{"ok", "errors": [{"path", "message"}], "cost"}`: the errors `POST /api/runs` would give, each at its key, and what the run would take here |
+//! | `POST /api/runs` | `{"scenario": TOML text or JSON object, "policies": [spec, ...], "runs": N}` (`runs`: replications of each policy, 1 to 100, default 1) → 202 `{"id"}` (a UUIDv7: time-ordered, unique across restarts) or 400/429 `{"error"}` |
+//! | `GET /api/runs/{id}/events` | server-sent events: `progress` (policy k of n, run j of N), `policy` (one report), `result` (the document), `error` |
 //! | `GET /api/runs/{id}` | 200 the document `rebound storm --json` prints for the same input; 202 while running |
 //! | `DELETE /api/runs/{id}` | cancels a run: 202 (it stops within a poll of the engine), 409 if it had ended, 404 |
 //! | `GET /api/runs/{id}/report.html` | a finished run's report, as `rebound storm --html` writes it |
@@ -25,7 +26,10 @@
 mod advise;
 mod api;
 mod builtins;
+mod check;
 mod control;
+mod cost;
+mod id;
 mod runs;
 mod serve;
 mod store;

@@ -11,6 +11,7 @@
 //! freed, and the lab and the other runs go on.
 
 use super::control::{watchdog, why, Control, Slot};
+pub use super::id::RunId;
 use super::store::{Store, Stored};
 use rebound_retry::Spec;
 use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
@@ -138,6 +139,10 @@ pub struct Snapshot {
     pub reports: Vec<Arc<Stored>>,
     /// How many policies the run has.
     pub total: usize,
+    /// Replications of each policy (`runs`).
+    pub runs: u32,
+    /// Replications of the current policy finished so far.
+    pub runs_done: u32,
     /// The finished run's `--html` report, stored.
     pub html: Option<Arc<Stored>>,
 }
@@ -156,9 +161,8 @@ impl Snapshot {
 /// Every run of this server.
 #[derive(Debug)]
 pub struct Runs {
-    next: AtomicUsize,
     running: Arc<AtomicUsize>,
-    runs: Mutex<BTreeMap<usize, Watched>>,
+    runs: Mutex<BTreeMap<RunId, Watched>>,
     store: Arc<Store>,
 }
 
@@ -172,7 +176,7 @@ struct Watched {
 impl Runs {
     /// No runs yet; what they produce goes to `store`.
     pub fn new(store: Arc<Store>) -> Runs {
-        Runs { next: AtomicUsize::new(0), running: Arc::default(), runs: Mutex::default(), store }
+        Runs { running: Arc::default(), runs: Mutex::default(), store }
     }
 
     /// Starts `scenario` (policies already chosen and bounded), each policy `runs` times
@@ -181,13 +185,15 @@ impl Runs {
     ///
     /// # Errors
     /// [`BOUNDS`]`.max_running` runs already going.
-    pub fn start(&self, scenario: Scenario, runs: u32) -> Result<usize, String> {
+    pub fn start(&self, scenario: Scenario, runs: u32) -> Result<RunId, String> {
         let slot = self.slot()?;
-        let id = self.next.fetch_add(1, Ordering::SeqCst) + 1;
+        let id = RunId::new();
         let first = Snapshot {
             phase: Phase::Running,
             reports: Vec::new(),
             total: scenario.policies.len(),
+            runs,
+            runs_done: 0,
             html: None,
         };
         let (tx, rx) = watch::channel(first);
@@ -195,7 +201,7 @@ impl Runs {
         let control = Arc::new(Control { stop, why: Mutex::new(None), seen: Mutex::new(Instant::now()) });
         {
             let mut runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-            runs.insert(id, Watched { rx, control: control.clone() });
+            runs.insert(id.clone(), Watched { rx, control: control.clone() });
             forget_past_bounds(&mut runs);
         }
         let store = self.store.clone();
@@ -240,9 +246,9 @@ impl Runs {
     }
 
     /// A run's channel, if it is known (which counts as watching it).
-    pub fn watch(&self, id: usize) -> Option<watch::Receiver<Snapshot>> {
+    pub fn watch(&self, id: &RunId) -> Option<watch::Receiver<Snapshot>> {
         let runs = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-        let w = runs.get(&id)?;
+        let w = runs.get(id)?;
         *w.control.seen.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
         Some(w.rx.clone())
     }
@@ -250,8 +256,8 @@ impl Runs {
     /// Cancels run `id`: `None` if it is unknown, `Some(false)` if it had already ended.
     /// `Some(true)` means the run ends cancelled: its end is published under the same lock
     /// (see [`publish_end`]), so a run cannot finish between this check and the cancel.
-    pub fn cancel(&self, id: usize) -> Option<bool> {
-        let w = self.runs.lock().unwrap_or_else(|e| e.into_inner()).get(&id)?.clone();
+    pub fn cancel(&self, id: &RunId) -> Option<bool> {
+        let w = self.runs.lock().unwrap_or_else(|e| e.into_inner()).get(id)?.clone();
         let mut why = w.control.why.lock().unwrap_or_else(|e| e.into_inner());
         if !matches!(w.rx.borrow().phase, Phase::Running) {
             return Some(false);
@@ -264,7 +270,7 @@ impl Runs {
 
 /// Forgets the oldest runs past [`KEPT`] runs or [`KEPT_BYTES`] on disk (their files go once
 /// their last reader is done).
-fn forget_past_bounds(runs: &mut BTreeMap<usize, Watched>) {
+fn forget_past_bounds(runs: &mut BTreeMap<RunId, Watched>) {
     while runs.len() > KEPT {
         runs.pop_first();
     }
@@ -282,9 +288,17 @@ fn forget_past_bounds(runs: &mut BTreeMap<usize, Watched>) {
 fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control: &Control, store: &Store) {
     let mut reports: Vec<StormReport> = Vec::with_capacity(scenario.policies.len());
     for spec in &scenario.policies {
-        let run = std::panic::catch_unwind(AssertUnwindSafe(|| run_one(scenario, spec, runs, &control.stop)));
+        let ran = || tx.send_modify(|s| s.runs_done = s.runs_done.saturating_add(1));
+        let started = Instant::now();
+        let run =
+            std::panic::catch_unwind(AssertUnwindSafe(|| run_one(scenario, spec, runs, &control.stop, &ran)));
         let report = match run {
-            Ok(Ok(report)) => report,
+            Ok(Ok(report)) => {
+                // What it cost teaches the next predictions.
+                let wall = started.elapsed().as_secs_f64();
+                super::cost::learn(scenario, spec, report.events, runs, Some(wall));
+                report
+            }
             Ok(Err(e)) => return fail(tx, why(control, &e, reports.len(), scenario.policies.len())),
             Err(panic) => {
                 let what = panic
@@ -300,7 +314,10 @@ fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control
             Err(e) => return fail(tx, format!("the lab cannot store the run's results: {e}")),
         };
         reports.push(report);
-        tx.send_modify(|s| s.reports.push(json));
+        tx.send_modify(|s| {
+            s.reports.push(json);
+            s.runs_done = 0;
+        });
     }
     let html = crate::storm::html_report(scenario, &reports).ok().and_then(|r| store.put(&r.render()).ok());
     let phase = match crate::storm::document(scenario, &reports) {
@@ -333,9 +350,15 @@ fn fail(tx: &watch::Sender<Snapshot>, message: String) {
 }
 
 /// `runs` replications of `spec` ([`replicate::run_all`]): run 0's report with all of them
-/// summarised.
-fn run_one(scenario: &Scenario, spec: &Spec, runs: u32, stop: &Stop) -> Result<StormReport, RunError> {
-    let mut reports =
-        replicate::run_all_with(scenario, std::slice::from_ref(spec), runs, replicate::Until::End, stop)?;
+/// summarised; `ran` is called as each replication ends.
+fn run_one(
+    scenario: &Scenario,
+    spec: &Spec,
+    runs: u32,
+    stop: &Stop,
+    ran: &(dyn Fn() + Sync),
+) -> Result<StormReport, RunError> {
+    let one = std::slice::from_ref(spec);
+    let mut reports = replicate::run_all_watched(scenario, one, runs, replicate::Until::End, stop, ran)?;
     Ok(reports.remove(0))
 }

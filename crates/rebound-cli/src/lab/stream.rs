@@ -77,16 +77,28 @@ pub fn file(stored: Arc<Stored>) -> Body {
     piped(move |tx| async move { send_file(&tx, &stored, false).await })
 }
 
-/// A run's events: each policy's report as it finishes (`policy`), then the document
-/// (`result`) or the error (`error`); a comment every [`KEEP_ALIVE`] while nothing happens.
+/// A run's events: where it is (`progress`: `{"policy": k, "total": n, "run": j, "runs": N}`,
+/// policy k of n with j of its N replications done), each policy's report as it finishes
+/// (`policy`), then the document (`result`) or the error (`error`); a comment every
+/// [`KEEP_ALIVE`] while nothing happens.
 pub fn events(rx: watch::Receiver<Snapshot>) -> Body {
     piped(move |tx| run_events(tx, rx))
 }
 
 async fn run_events(tx: Tx, mut rx: watch::Receiver<Snapshot>) -> Result<(), Gone> {
     let mut sent = 0;
+    let mut progress = (usize::MAX, u32::MAX);
     loop {
         let snapshot = rx.borrow_and_update().clone();
+        // "policy k of n, run j of N": sent when either moves.
+        let now = (snapshot.reports.len(), snapshot.runs_done);
+        let going = now.0 < snapshot.total && matches!(snapshot.phase, Phase::Running);
+        if now != progress && sent == snapshot.reports.len() && going {
+            progress = now;
+            let p =
+                json!({ "policy": now.0 + 1, "total": snapshot.total, "run": now.1, "runs": snapshot.runs });
+            send(&tx, format!("event: progress\ndata: {p}\n\n")).await?;
+        }
         if let Some(report) = snapshot.reports.get(sent) {
             send(
                 &tx,

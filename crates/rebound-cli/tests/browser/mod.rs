@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "../lab_process/mod.rs"]
-mod lab_process;
+pub mod lab_process;
 pub use lab_process::Lab;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
