@@ -111,8 +111,12 @@ pub fn short_three_tier(dir: &Path, users: u32) -> PathBuf {
 }
 
 /// `rebound experiment live --scenario FILE --traces OUT --json EXTRA...`: its JSON document
-/// and the traces file's text, after checking it succeeded within 90 s.
+/// and the traces file's text, after checking it succeeded within 90 s. Live runs of one test
+/// binary take turns.
 pub fn run_live(scenario: &Path, out: &Path, extra: &[&str]) -> (Value, String) {
+    // One live run at a time: two stacks side by side on two cores measure each other.
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
     let child = Command::new(env!("CARGO_BIN_EXE_rebound"))
         .args(["experiment", "live", "--json", "--scenario"])
         .arg(scenario)
