@@ -32,6 +32,8 @@ pub enum Command {
     /// Also: rebound experiment live --plot docs/img/live.png
     ///
     /// Also: rebound experiment live --scenario examples/scenarios/three-tier-live.toml
+    ///
+    /// Also: rebound experiment live --scenario examples/scenarios/three-tier-live.toml --traces three-tier.otlp.jsonl
     Live(LiveArgs),
 }
 

@@ -5,7 +5,8 @@
 //! the counts those of the run's own report. `--traces-max-spans` bounds each process.
 //!
 //! The stack is `examples/scenarios/three-tier-live.toml`'s, shortened to 8 s (the outage from
-//! 3 s to 5 s) for the CI's time budget: about 12 s in all, and 4 s for the limit's run.
+//! 3 s to 5 s) for the CI's time budget: about 12 s in all, and 5 s for the limit's run (3 s,
+//! steady).
 
 mod traces;
 
@@ -141,7 +142,7 @@ fn the_twin_records_its_run_as_otlp_traces() {
 #[test]
 fn each_process_writes_at_most_the_limit_and_says_what_it_dropped() {
     let dir = traces::temp_dir("limit");
-    let scenario = short_three_tier(&dir, 400);
+    let scenario = traces::steady_three_tier(&dir, 400, 0.3, 3);
     let out = dir.join("limited.otlp.jsonl");
     let (doc, text) = run_live(&scenario, &out, &["--traces-max-spans", "100"]);
     let spans = read_otlp(&text);

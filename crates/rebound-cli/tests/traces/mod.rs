@@ -110,6 +110,29 @@ pub fn short_three_tier(dir: &Path, users: u32) -> PathBuf {
     path
 }
 
+/// `examples/scenarios/three-tier-live.toml`'s stack in a steady state for `secs` seconds: no
+/// outage, db failing `error_rate` of its requests (a 503 after its service time), `users`
+/// users thinking 10 s; everything else as in the example. Written into `dir`.
+pub fn steady_three_tier(dir: &Path, users: u32, error_rate: f64, secs: u32) -> PathBuf {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scenarios/three-tier-live.toml");
+    let text = std::fs::read_to_string(example).unwrap();
+    let cut = text.find("[outage]").expect("three-tier-live.toml has an [outage]");
+    let mut text = text[..cut].to_string();
+    text += "[outage]\nkind = \"none\"\n[verdict]\nwindow = \"2s\"\n";
+    let db = "service_time = \"exponential:5ms\"";
+    for (from, to) in [
+        ("duration = \"40s\"", format!("duration = \"{secs}s\"")),
+        ("count = 400 ", format!("count = {users} ")),
+        (db, format!("{db}\nerror_rate = {error_rate}")),
+    ] {
+        assert!(text.contains(from), "three-tier-live.toml no longer has `{from}`");
+        text = text.replace(from, &to);
+    }
+    let path = dir.join("three-tier-steady.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
 /// `rebound experiment live --scenario FILE --traces OUT --json EXTRA...`: its JSON document
 /// and the traces file's text, after checking it succeeded within 90 s. Live runs of one test
 /// binary take turns.
