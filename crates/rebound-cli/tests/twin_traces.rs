@@ -84,6 +84,33 @@ fn failures_marked(spans: &[Span]) {
     assert!(spans.iter().any(|s| s.service == "db" && s.error), "the outage's 503s are errors");
 }
 
+/// `rebound fit` on the run: the topology, and every hop's retries (the outage exhausts them:
+/// 3 at most on each, bases 100 ms for the users and 10 ms for the services within 20 % on a
+/// run the twin judged valid).
+fn fitted_retries(f: &Value, valid: bool) {
+    assert_eq!(f["users"]["entry"], "front", "{}", f["users"]);
+    let edges: BTreeSet<(&str, &str)> = f["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
+        .collect();
+    assert_eq!(edges, BTreeSet::from([("front", "api"), ("api", "db")]));
+    let mut hops = vec![("users", 0.100, &f["users"]["retries"])];
+    for e in f["edges"].as_array().unwrap() {
+        hops.push((e["from"].as_str().unwrap(), 0.010, &e["retries"]));
+    }
+    for (who, base, r) in hops {
+        let most = r["max_retries_seen"].as_u64().unwrap();
+        assert!((1..=3).contains(&most), "{who}: {r}");
+        if valid {
+            assert_eq!(most, 3, "{who}: {r}");
+            let got = r["base_s"].as_f64().unwrap();
+            assert!((got / base - 1.0).abs() <= 0.20, "{who}'s base {got} s vs {base} s: {r}");
+        }
+    }
+}
+
 fn count(spans: &[Span], service: &str, kind: SpanKind) -> usize {
     spans.iter().filter(|s| s.service == service && s.kind == kind).count()
 }
@@ -112,6 +139,7 @@ fn the_twin_records_its_run_as_otlp_traces() {
     parents_resolve(&spans);
     retries_numbered(&spans, doc["valid"] == true);
     failures_marked(&spans);
+    fitted_retries(&traces::fit(&[out.to_str().unwrap()]), doc["valid"] == true);
     // The users' spans are the run's own counts (its requests started and its attempts sent),
     // and every CLIENT span of a service is a SERVER span at its callee — when the host let
     // the run measure the stack: on a saturated one, attempts time out before they reach

@@ -112,7 +112,8 @@ pub fn short_three_tier(dir: &Path, users: u32) -> PathBuf {
 
 /// `examples/scenarios/three-tier-live.toml`'s stack in a steady state for `secs` seconds: no
 /// outage, db failing `error_rate` of its requests (a 503 after its service time), `users`
-/// users thinking 10 s; everything else as in the example. Written into `dir`.
+/// users thinking 10 s, status lines every second; everything else as in the example. Written
+/// into `dir`.
 pub fn steady_three_tier(dir: &Path, users: u32, error_rate: f64, secs: u32) -> PathBuf {
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scenarios/three-tier-live.toml");
     let text = std::fs::read_to_string(example).unwrap();
@@ -121,7 +122,7 @@ pub fn steady_three_tier(dir: &Path, users: u32, error_rate: f64, secs: u32) -> 
     text += "[outage]\nkind = \"none\"\n[verdict]\nwindow = \"2s\"\n";
     let db = "service_time = \"exponential:5ms\"";
     for (from, to) in [
-        ("duration = \"40s\"", format!("duration = \"{secs}s\"")),
+        ("duration = \"40s\"", format!("duration = \"{secs}s\"\nstatus_interval = \"1s\"")),
         ("count = 400 ", format!("count = {users} ")),
         (db, format!("{db}\nerror_rate = {error_rate}")),
     ] {
@@ -163,4 +164,13 @@ pub fn run_live(scenario: &Path, out: &Path, extra: &[&str]) -> (Value, String) 
     let doc: Value = serde_json::from_slice(&output.stdout).expect("one JSON document");
     assert!(!out.with_extension("jsonl.parts").exists(), "the processes' own files are removed");
     (doc, std::fs::read_to_string(out).unwrap())
+}
+
+/// `rebound fit ARGS --json`: the fit as data, after checking it succeeded.
+pub fn fit(args: &[&str]) -> Value {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_rebound")).arg("fit").args(args).arg("--json").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "rebound fit {args:?}: {stderr}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("fit's JSON: {e}"))
 }
