@@ -265,3 +265,77 @@ fn check_three_tier_topology(fit: &Value) {
     assert_eq!(edge(fit, "api", "db")["fanout_mean"], 2.0);
     assert_eq!(edge(fit, "front", "api")["fanout_mean"], 1.0);
 }
+
+/// `--listen`: OTLP/HTTP bodies, protobuf and JSON, received for a bounded time, then fitted.
+#[test]
+fn listen_receives_otlp_http_then_fits() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rebound"))
+        .args(["fit", "--listen", &addr, "--listen-for", "4s", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    err.read_line(&mut line).unwrap();
+    assert!(line.contains(&format!("receiving OTLP/HTTP on http://{addr}/v1/traces")), "{line}");
+    let text = std::fs::read_to_string(fixture("three-tier.otlp.jsonl")).unwrap();
+    let post = |body: &[u8], json: bool| {
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let ct = if json { "application/json" } else { "application/x-protobuf" };
+        write!(s, "POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: {ct}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).unwrap();
+        s.write_all(body).unwrap();
+        let mut answer = String::new();
+        s.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+    for (k, l) in text.lines().enumerate() {
+        let answer = if k % 2 == 0 {
+            post(l.as_bytes(), true)
+        } else {
+            let req: ExportTraceServiceRequest = serde_json::from_str(l).unwrap();
+            post(&req.encode_to_vec(), false)
+        };
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+    assert!(post(b"not protobuf at all", false).starts_with("HTTP/1.1 400"));
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let fit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    check_three_tier(&fit);
+}
+
+/// The `empirical` service time the fit writes runs in `storm`, and its mean is the table's.
+#[test]
+fn storm_runs_an_empirical_service_time() {
+    let scenario = tmp("empirical.toml");
+    std::fs::write(
+        &scenario,
+        "duration = \"20s\"\npolicies = [\"constant:max-retries=0\"]\n[clients]\nrate = \"50/s\"\n[outage]\nkind = \"none\"\n\
+         [[service]]\nname = \"api\"\nworkers = 100\nservice_time = \"empirical:p0=10ms,p50=20ms,p90=30ms,p100=100ms\"\n",
+    )
+    .unwrap();
+    let out = rebound(&["storm", "--scenario", scenario.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Mean of the table: 0.5 × 15 + 0.4 × 25 + 0.1 × 65 = 24 ms; about 1000 requests served
+    // with no queueing, so the mean latency is within a few percent of it.
+    let text = doc.to_string();
+    assert!(text.contains("empirical:p0=10ms,p50=20ms,p90=30ms,p100=100ms"), "{text}");
+    let ms = find_number(&doc["policies"][0]["services"][0], "mean_latency_ms").unwrap();
+    assert!((ms - 24.0).abs() < 2.0, "mean latency {ms} ms");
+}
+
+fn find_number(v: &Value, key: &str) -> Option<f64> {
+    match v {
+        Value::Object(o) => {
+            o.get(key).and_then(Value::as_f64).or_else(|| o.values().find_map(|x| find_number(x, key)))
+        }
+        Value::Array(a) => a.iter().find_map(|x| find_number(x, key)),
+        _ => None,
+    }
+}

@@ -62,8 +62,9 @@ pub struct Users {
     pub roots: u64,
     /// Roots per second over the window.
     pub rate_per_s: f64,
-    /// Variance over mean of the counts per `bucket_s` (1: Poisson).
-    pub dispersion: f64,
+    /// Variance over mean of the counts per `bucket_s` (1: Poisson); `None` when the window
+    /// holds fewer than 3 whole buckets.
+    pub dispersion: Option<f64>,
     /// The bucket, in seconds.
     pub bucket_s: u64,
     /// `poisson` or `constant`.

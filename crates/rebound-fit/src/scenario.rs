@@ -48,11 +48,21 @@ pub fn render(fit: &Fit, command: &str) -> String {
         u.roots,
         fit.window.seconds
     );
-    let _ = writeln!(
-        t,
-        "arrivals = \"{}\"   # counts per {} s: variance / mean = {:.2} (Poisson: 1; constant below 0.2)",
-        u.arrivals, u.bucket_s, u.dispersion
-    );
+    match u.dispersion {
+        Some(d) => {
+            let _ = writeln!(
+                t,
+                "arrivals = \"{}\"   # counts per {} s: variance / mean = {d:.2} (Poisson: 1; constant below 0.2)",
+                u.arrivals, u.bucket_s
+            );
+        }
+        None => {
+            let _ = writeln!(
+                t,
+                "arrivals = \"poisson\"   # the window is too short to tell the gaps apart: Poisson"
+            );
+        }
+    }
     let _ = writeln!(t, "calls = \"{}\"   # the service of {} of {} roots", u.entry, u.entry_roots, u.roots);
     match u.timeout_s {
         Some(s) => {
@@ -152,7 +162,7 @@ fn call(t: &mut String, e: &EdgeFit) {
         if n == 0 {
             let _ = writeln!(
                 t,
-                "to = \"{}\"   # {} calls from {} requests: fan-out {:.2} (calls per request {}); written {} time(s)",
+                "to = \"{}\"   # {} calls from {} requests: fan-out {:.2} (calls per request {}); written {} time(s), the lab's calls being whole",
                 e.to,
                 e.calls,
                 e.requests,

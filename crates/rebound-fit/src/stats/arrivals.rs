@@ -43,8 +43,9 @@ pub struct Phase {
 pub struct ArrivalFit {
     /// Arrivals per second over the window.
     pub rate: f64,
-    /// The counts' variance over their mean, per bucket of `bucket_s` (1 for Poisson).
-    pub dispersion: f64,
+    /// The counts' variance over their mean, per whole bucket of `bucket_s` (1 for Poisson);
+    /// `None` with fewer than 3 whole buckets.
+    pub dispersion: Option<f64>,
     /// The bucket the counts were read in, in seconds.
     pub bucket_s: u64,
     /// Evenly spaced (`dispersion` below 0.2 over at least 10 buckets).
@@ -74,11 +75,11 @@ impl Arrivals {
             counts[i] += c as f64;
         }
         // The first and last buckets are partial (the window starts and ends inside them).
-        let inner = if n > 4 { &counts[1..n - 1] } else { &counts[..] };
-        let mean = inner.iter().sum::<f64>() / inner.len() as f64;
+        let inner = if n > 2 { &counts[1..n - 1] } else { &counts[..0] };
+        let mean = inner.iter().sum::<f64>() / inner.len().max(1) as f64;
         let var = inner.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (inner.len().max(2) - 1) as f64;
-        let dispersion = if mean > 0.0 { var / mean } else { 1.0 };
-        let constant = inner.len() >= 10 && dispersion < 0.2;
+        let dispersion = (inner.len() >= 3 && mean > 0.0).then(|| var / mean);
+        let constant = inner.len() >= 10 && dispersion.is_some_and(|d| d < 0.2);
         let mut cuts = vec![0, n];
         split(&counts, 0, n, &mut cuts);
         cuts.sort_unstable();
