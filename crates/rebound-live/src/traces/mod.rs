@@ -42,7 +42,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// The most spans one process writes unless told otherwise (`--traces-max-spans`): 1,000,000
-/// (about 0.5 GB of OTLP JSON at about 500 bytes a span).
+/// (about 0.7 GB of OTLP JSON: a live run of the three-tier stack wrote 3,262 spans in 2.3 MB,
+/// about 720 bytes a span).
 pub const DEFAULT_MAX_SPANS: u64 = 1_000_000;
 
 /// The most `--traces-max-spans` accepts: 100,000,000 spans a process.
