@@ -134,13 +134,25 @@ pub fn steady_three_tier(dir: &Path, users: u32, error_rate: f64, secs: u32) -> 
     path
 }
 
+/// Held while a live stack runs: two stacks side by side on two cores measure each other.
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The base a backoff's measured gaps give for a policy base of `base_s` seconds with full
+/// jitter: tokio's timer ends a sleep at its first 1 ms tick at or after the deadline, 0.5 ms
+/// late on average, and the fit reads full jitter's base as twice the first gaps' mean: so
+/// `base_s` + 1 ms.
+pub fn measured_base(base_s: f64) -> f64 {
+    base_s + 0.001
+}
+
 /// `rebound experiment live --scenario FILE --traces OUT --json EXTRA...`: its JSON document
 /// and the traces file's text, after checking it succeeded within 90 s. Live runs of one test
 /// binary take turns.
 pub fn run_live(scenario: &Path, out: &Path, extra: &[&str]) -> (Value, String) {
-    // One live run at a time: two stacks side by side on two cores measure each other.
-    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    let _one = one_at_a_time();
     let child = Command::new(env!("CARGO_BIN_EXE_rebound"))
         .args(["experiment", "live", "--json", "--scenario"])
         .arg(scenario)
