@@ -8,7 +8,7 @@
 //!   plus the 1 ms tokio's timer adds: [`traces::measured_base`]);
 //!   and `storm` on the fitted scenario agrees with the live run as the twin's own test asks
 //!   (goodput within 10 %, each service's amplification within 15 %, against the mean of 10
-//!   seeds). With its 2 s hard-down outage every hop's retries are exhausted: the fit of that
+//!   seeds; on every run: they held at a load average of 19 on two cores). With its 2 s hard-down outage every hop's retries are exhausted: the fit of that
 //!   run finds 3 on each, bases within 20 % (tests/twin_traces.rs, on its run).
 //! - A producer that is not Rebound (tests/fixtures/traces/pyapp, the OpenTelemetry Python
 //!   SDK): its committed OTLP and Jaeger files give the same fit (topology, fan-out, retries);
@@ -145,8 +145,23 @@ fn the_fit_of_a_live_run_is_the_scenario_it_ran_and_storm_on_it_agrees() {
         let a = amp.iter().find(|(n, _)| n == name).map_or(f64::NAN, |p| p.1);
         eprintln!("  {name}: {a:.3} {:.3}", s["amplification"].as_f64().unwrap());
     }
+    // Counts again, so compared on every run (they held on runs the twin judged not valid, at a
+    // load average of 19 on two cores): the run's goodput and amplification.
+    within("goodput (OK/s), storm on the fit vs live", storm_goodput, live_goodput, 0.10);
+    for s in live["services"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        let (_, a) = amp.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} not in the fit"));
+        within(
+            &format!("{name} amplification, storm on the fit vs live"),
+            *a,
+            s["amplification"].as_f64().unwrap(),
+            0.15,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    // Times: on a run the twin judged valid.
     if doc["valid"] != true {
-        eprintln!("figures not compared, the twin judged its run not valid: {}", doc["reason"]);
+        eprintln!("times not compared, the twin judged its run not valid: {}", doc["reason"]);
         return;
     }
     // p50 · e^(σ²/2) for the lognormals; the exponential's mean is its parameter. A SERVER span
@@ -163,18 +178,6 @@ fn the_fit_of_a_live_run_is_the_scenario_it_ran_and_storm_on_it_agrees() {
         );
     }
     within("api -> db base (s)", db["base_s"].as_f64().unwrap(), traces::measured_base(0.010), 0.20);
-    within("goodput (OK/s), storm on the fit vs live", storm_goodput, live_goodput, 0.10);
-    for s in live["services"].as_array().unwrap() {
-        let name = s["name"].as_str().unwrap();
-        let (_, a) = amp.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("{name} not in the fit"));
-        within(
-            &format!("{name} amplification, storm on the fit vs live"),
-            *a,
-            s["amplification"].as_f64().unwrap(),
-            0.15,
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The Python app's fit: gateway → orders → inventory, one call to orders per request, 1 to 3
