@@ -3,7 +3,8 @@
 # (nginx, redis-server, a one-node Slurm from slurm-wlm and munge), curl, Chromium with
 # chromedriver for the browser test, valgrind for the instruction guard and stress-ng for the live
 # twin's fidelity test, from Debian packages when they are missing; and the Python packages the
-# export tests use (grpcio, Envoy's protos) and kubernetes-validate, from PyPI into a venv.
+# export tests use (grpcio, Envoy's protos), kubernetes-validate and the fit tests' traced Python
+# app (the OpenTelemetry SDK), from PyPI into a venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,13 +43,20 @@ export PATH="$PATH:/usr/sbin"
 # installed, one loud line: those tests then fail saying what is missing.
 py_env="${CARGO_TARGET_DIR:-target}/py"
 case "$py_env" in /*) ;; *) py_env="$PWD/$py_env" ;; esac
+# `rebound fit`'s tests run a small Python app traced by the OpenTelemetry SDK
+# (tests/fixtures/traces/pyapp: its WSGI and urllib3 instrumentations, the OTLP JSON file
+# exporter, urllib3's Retry), from the same venv; k8s_manifests runs kubernetes-validate.
 py_modules="grpc, envoy.config.route.v3.route_components_pb2, protoc_gen_validate.validator, kubernetes_validate"
+py_modules="$py_modules, opentelemetry.exporter.otlp.json.file, opentelemetry.instrumentation.wsgi"
+py_modules="$py_modules, opentelemetry.instrumentation.urllib3, urllib3"
 if ! "$py_env/bin/python" -c "import $py_modules" >/dev/null 2>&1; then
-  echo "installing grpcio, xds-protos, protoc-gen-validate, kubernetes-validate into $py_env (PyPI)"
+  echo "installing grpcio, xds-protos, protoc-gen-validate, kubernetes-validate, the OpenTelemetry SDK into $py_env (PyPI)"
   if ! { python3 -m venv "$py_env" \
       && "$py_env/bin/pip" install -q grpcio==1.85.3 xds-protos==1.85.0 protoc-gen-validate==1.3.3 \
-        protobuf==6.33.6 kubernetes-validate==1.37.0; }; then
-    echo "!!! COULD NOT INSTALL grpcio / xds-protos / protoc-gen-validate / kubernetes-validate INTO $py_env: the export tests (export, export_grpc) and k8s_manifests WILL FAIL !!!" >&2
+        protobuf==6.33.6 kubernetes-validate==1.37.0 opentelemetry-api==1.45.1 opentelemetry-sdk==1.45.1 \
+        opentelemetry-exporter-otlp-json-file==0.66b1 opentelemetry-instrumentation-wsgi==0.66b1 \
+        opentelemetry-instrumentation-urllib3==0.66b1 urllib3==2.5.0; }; then
+    echo "!!! COULD NOT INSTALL grpcio / xds-protos / protoc-gen-validate / kubernetes-validate / opentelemetry INTO $py_env: the export tests (export, export_grpc), k8s_manifests and the fit tests' Python app WILL FAIL !!!" >&2
   fi
 fi
 export REBOUND_PYTHON="$py_env/bin/python"

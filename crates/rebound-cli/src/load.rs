@@ -109,6 +109,7 @@ impl Args {
             levels: Vec::new(),
             retry_on: rebound_sim::retrier::RetryOn::All,
             give_up_pause: std::time::Duration::ZERO,
+            traces: None,
         })
     }
 }

@@ -19,7 +19,8 @@ use std::time::Duration;
 /// With --scenario FILE --service NAME: one `[[service]]` of the scenario as a real process
 /// (workers, bounded queue, its defenses, its calls through the library's retry with each
 /// call's policy to the --peer URLs); `GET /metrics`, `POST`/`DELETE /admin/outage`. Prints
-/// `listening on http://ADDR` and nothing else.
+/// `listening on http://ADDR` and nothing else (with --traces FILE, every request recorded as
+/// OpenTelemetry spans in FILE, and `traces: N written, M dropped` when it stops).
 ///
 /// Also: rebound serve --listen 127.0.0.1:8070 --concurrency-limit 30 --factor 1.05
 ///

@@ -6,6 +6,7 @@ use crate::output;
 use crate::usage::usage;
 use anyhow::{Context, Result};
 use rebound_live::stack::{Peer, Service, StackConfig};
+use rebound_live::traces::Recorder;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +31,21 @@ pub struct StackArgs {
     /// with the service's index and the replica).
     #[arg(long, default_value_t = 1, requires = "scenario")]
     pub seed: u64,
+    /// Record every request as OpenTelemetry spans, OTLP JSON lines, to this file (with
+    /// --scenario): a SERVER span per request handled, a CLIENT span per copy sent to a callee
+    /// (W3C traceparent between them). Prints `traces: N written, M dropped` when it stops.
+    #[arg(long, value_name = "FILE", requires = "scenario")]
+    pub traces: Option<PathBuf>,
+    /// With --traces: the most spans written, 1 to 100000000; spans past it are counted as
+    /// dropped, not written.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = rebound_live::traces::DEFAULT_MAX_SPANS,
+        value_parser = clap::value_parser!(u64).range(1..=rebound_live::traces::MAX_SPANS_LIMIT),
+        requires = "traces"
+    )]
+    pub traces_max_spans: u64,
 }
 
 /// Runs one service until Ctrl-C, SIGTERM or (with `stop_on_eof`) stdin's end of file.
@@ -45,13 +61,22 @@ pub fn run(args: &StackArgs, listen: SocketAddr, allow_remote: bool, stop_on_eof
             path.display()
         )));
     }
+    let service = args.service.clone().context("--service")?;
+    let traces = match &args.traces {
+        Some(path) => {
+            let instance = format!("{service}[{}]", args.replica);
+            Some(Recorder::to_file(path, &service, &instance, args.traces_max_spans)?)
+        }
+        None => None,
+    };
     let config = StackConfig {
         scenario,
-        service: args.service.clone().context("--service")?,
+        service,
         replica: args.replica,
         listen,
         peers: args.peers.clone(),
         seed: args.seed,
+        traces: traces.clone(),
     };
     let rt = crate::runtime()?;
     rt.block_on(async {
@@ -64,6 +89,13 @@ pub fn run(args: &StackArgs, listen: SocketAddr, allow_remote: bool, stop_on_eof
             }
         };
         service.run(stop).await;
+        if let Some(t) = &traces {
+            let summary = t.finish();
+            if let Some(e) = &summary.error {
+                output::note!("rebound serve: writing the traces: {e}");
+            }
+            output::line(&summary.line())?;
+        }
         Ok(ExitCode::SUCCESS)
     })
 }

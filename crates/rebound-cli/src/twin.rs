@@ -5,6 +5,7 @@ mod render;
 
 use crate::usage::usage;
 use anyhow::{Context, Result};
+use rebound_live::twin::traced::TracesOut;
 use rebound_live::twin::{self, scale, TwinConfig};
 use rebound_retry::Spec;
 use rebound_sim::replicate::{self, Replications, RunSummary};
@@ -37,6 +38,8 @@ pub struct Args {
     pub html: Option<PathBuf>,
     /// At most this many users' attempts in flight.
     pub max_in_flight: usize,
+    /// `--traces OUT` and `--traces-max-spans`.
+    pub traces: Option<TracesOut>,
 }
 
 /// The scenario as the run will use it: read, policies and seed replaced, scaled, checked.
@@ -61,6 +64,13 @@ fn prepare(args: &Args) -> Result<Scenario> {
         return Err(usage(format!(
             "{field}: {users} users at the peak (after --scale); the live users are at most {}; raise --scale",
             crate::load::MAX_CLIENTS
+        )));
+    }
+    if args.traces.is_some() && (args.runs > 1 || s.policies.len() > 1) {
+        return Err(usage(format!(
+            "--traces records one live run: give --runs 1 and one policy (here --runs {} and {} policies)",
+            args.runs,
+            s.policies.len()
         )));
     }
     let live = s.duration.saturating_mul(args.runs).saturating_mul(s.policies.len() as u32);
@@ -94,6 +104,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })?;
     let mut live = Vec::new();
     let mut fidelity = Vec::new();
+    let mut traces = None;
     for spec in &s.policies {
         if !args.json {
             crate::output::status_line(&format!("== live: {spec}"));
@@ -106,6 +117,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 exe: exe.clone(),
                 load: load(&s, spec, &args)?,
                 policy: spec.to_string(),
+                traces: args.traces.clone(),
             };
             let mut interrupt = signal_rx.clone();
             let stop = async move {
@@ -121,6 +133,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             let run = result.with_context(|| format!("live run of {spec} (seed {seed})"))?;
             fidelity.push(render::RunFidelity { policy: spec.to_string(), seed, fidelity: run.fidelity });
+            traces = traces.or(run.traces);
             runs.push(run.report);
         }
         let summaries =
@@ -136,6 +149,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         live: &live,
         simulated: &simulated,
         fidelity: &fidelity,
+        traces: traces.as_ref(),
     };
     if args.json {
         crate::output::line(&out.json()?)?;

@@ -28,6 +28,7 @@ pub mod load;
 pub mod metrics;
 pub mod server;
 pub mod stack;
+pub mod traces;
 pub mod twin;
 pub mod workers;
 

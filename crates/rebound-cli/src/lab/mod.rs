@@ -31,7 +31,7 @@ mod control;
 mod cost;
 mod id;
 mod runs;
-mod serve;
+pub(crate) mod serve;
 mod store;
 mod stream;
 

@@ -5,6 +5,7 @@ use crate::plot::{Panel, Series};
 use crate::table;
 use rebound_live::twin::compare::{self, Agreement, Figure};
 use rebound_live::twin::fidelity::{Bounds, Fidelity, BOUNDS};
+use rebound_live::twin::traced::TracesReport;
 use rebound_sim::{OutageKind, Scenario, StormReport};
 use serde::Serialize;
 
@@ -22,6 +23,8 @@ pub struct Outcome<'a> {
     pub simulated: &'a [StormReport],
     /// Every live run's fidelity, in run order.
     pub fidelity: &'a [RunFidelity],
+    /// The run's traces file, with --traces.
+    pub traces: Option<&'a TracesReport>,
 }
 
 /// One live run's fidelity ([`rebound_live::twin::fidelity`]), as `live.fidelity.runs` lists it.
@@ -61,6 +64,8 @@ struct Live<'a> {
     scale: f64,
     scale_rule: &'static str,
     fidelity: FidelityDoc<'a>,
+    /// The traces file (`--traces`): path, spans, lines, bytes, the limit, who dropped spans.
+    traces: Option<&'a TracesReport>,
 }
 
 #[derive(Serialize)]
@@ -99,6 +104,7 @@ impl Outcome<'_> {
                 scale: self.scale,
                 scale_rule: SCALE_RULE,
                 fidelity: FidelityDoc { bounds: BOUNDS, runs: self.fidelity },
+                traces: self.traces,
             },
         })?)
     }
@@ -128,6 +134,9 @@ impl Outcome<'_> {
         out += "\n";
         for r in self.fidelity {
             out += &format!("fidelity of {} (seed {}): {}\n", r.policy, r.seed, r.fidelity.summary());
+        }
+        if let Some(t) = self.traces {
+            out += &traces_line(t);
         }
         match self.reason() {
             Some(reason) => {
@@ -203,4 +212,25 @@ fn cell(a: &Agreement) -> String {
         (d, _) => figure(d),
     };
     format!("{} / {} ({diff})", figure(&a.simulated), figure(&a.live))
+}
+
+/// The traces file in one line, and what did not make it into it.
+fn traces_line(t: &TracesReport) -> String {
+    let mut out = format!(
+        "traces: {} spans in {} ({} OTLP JSON lines, {:.1} MB)\n",
+        t.spans,
+        t.path.display(),
+        t.lines,
+        t.bytes as f64 / 1e6
+    );
+    for (who, n) in &t.dropped {
+        out += &format!(
+            "traces: {who} reached the limit of {} spans a process (--traces-max-spans): {n} spans not written\n",
+            t.max_spans_per_process
+        );
+    }
+    for who in &t.unreported {
+        out += &format!("traces: {who} did not stop in time: its last spans are missing\n");
+    }
+    out
 }

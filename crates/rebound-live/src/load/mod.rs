@@ -107,6 +107,10 @@ pub struct LoadConfig {
     /// How long a closed-loop user waits after its policy gave up on a request, before it
     /// thinks again (default 0 s), at most [`LIVE_MAX_DURATION`].
     pub give_up_pause: Duration,
+    /// The users' span recorder and the name of the service they call (their CLIENT spans'
+    /// `peer.service`), when the run is traced: an INTERNAL span per request, a CLIENT span per
+    /// attempt ([`crate::traces`]). `None`: nothing recorded.
+    pub traces: Option<(crate::traces::Recorder, String)>,
 }
 
 impl LoadConfig {
@@ -277,11 +281,13 @@ async fn tick(ctx: &Ctx, mut stop: watch::Receiver<bool>, on_second: &mut impl F
 /// One user request, retried under the policy: `true` if it succeeded.
 async fn request(ctx: &Ctx, seed: u64) -> bool {
     let started = Instant::now();
+    let root = ctx.config.traces.as_ref().map(|(r, _)| r.request());
+    let parent = root.as_ref().map(crate::traces::Parent::context);
     let statuses = RetryableStatuses::default();
     let retry_on = ctx.config.retry_on;
     let number = AtomicU64::new(0);
     let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || {
-        attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1))
+        attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1), parent)
     })
     .when(move |e: &AttemptError| {
         let retryable = match e {
@@ -315,6 +321,9 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
         executor = executor.retry_breaker(rb.clone());
     }
     let result = executor.call().await;
+    if let Some(root) = root {
+        root.end(result.as_ref().map(|_| ()).map_err(|_| "gave_up"));
+    }
     match result {
         Ok(()) => {
             ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3);
@@ -337,10 +346,14 @@ struct Sent<'a> {
     ctx: &'a Ctx,
     replica: usize,
     answered: bool,
+    span: Option<crate::traces::ClientSpan>,
 }
 
 impl Drop for Sent<'_> {
     fn drop(&mut self) {
+        if let (false, true, Some(span)) = (self.answered, self.ctx.ending.load(Relaxed), &mut self.span) {
+            span.abandon_as("cancelled");
+        }
         self.ctx.outstanding[self.replica].fetch_sub(1, Relaxed);
         if !self.answered && !self.ctx.ending.load(Relaxed) {
             self.ctx.timedout_at[self.replica].fetch_add(1, Relaxed);
@@ -373,14 +386,18 @@ impl Drop for InFlight<'_> {
     }
 }
 
-async fn attempt(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
+async fn attempt(
+    ctx: &Ctx,
+    number: u64,
+    parent: Option<&opentelemetry::Context>,
+) -> Result<(), AttemptError> {
     let mut begun = Begun { ctx, finished: false };
-    let result = send(ctx, number).await;
+    let result = send(ctx, number, parent).await;
     begun.finished = true;
     result
 }
 
-async fn send(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
+async fn send(ctx: &Ctx, number: u64, parent: Option<&opentelemetry::Context>) -> Result<(), AttemptError> {
     let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
@@ -388,13 +405,21 @@ async fn send(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let load = |i: usize| ctx.outstanding[i].load(Relaxed);
     let i = crate::stack::choose(c.balancer, c.replicas.len() + 1, &ctx.turn, load, &ctx.lb_rng);
     ctx.outstanding[i].fetch_add(1, Relaxed);
-    let mut sent = Sent { ctx, replica: i, answered: false };
     let url = if i == 0 { &c.url } else { &c.replicas[i - 1] };
-    let answer = ctx.client.get(url).header(ATTEMPT_HEADER, number).send().await;
+    let mut headers = reqwest::header::HeaderMap::new();
+    let span = match (&c.traces, parent) {
+        (Some((r, peer)), Some(p)) => Some(r.client(p, url, peer, number, &mut headers)),
+        _ => None,
+    };
+    let mut sent = Sent { ctx, replica: i, answered: false, span };
+    let answer = ctx.client.get(url).headers(headers).header(ATTEMPT_HEADER, number).send().await;
     let resp = match answer {
         Ok(resp) => resp,
         Err(e) => {
             sent.answered = true;
+            if let Some(s) = &mut sent.span {
+                s.transport_error();
+            }
             ctx.count(|s| s.errors += 1);
             let msg = chain(&e);
             *ctx.last_error.lock().expect("no panics while locked") = Some(msg);
@@ -407,6 +432,9 @@ async fn send(ctx: &Ctx, number: u64) -> Result<(), AttemptError> {
     let drained = drain(resp).await;
     // Answered once the body is read (a timeout while reading it is a timeout there).
     sent.answered = true;
+    if let Some(s) = &mut sent.span {
+        s.answered(status.as_u16());
+    }
     if let Err(e) = drained {
         ctx.count(|s| s.errors += 1);
         *ctx.last_error.lock().expect("no panics while locked") = Some(e);
@@ -500,6 +528,7 @@ mod tests {
             levels: Vec::new(),
             retry_on: RetryOn::All,
             give_up_pause: Duration::ZERO,
+            traces: None,
         }
     }
 

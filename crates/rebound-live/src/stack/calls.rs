@@ -16,6 +16,8 @@
 
 use super::hedge::AttemptBudget;
 use super::metrics::{AttemptOutcome, CallCounters};
+use crate::traces::{ClientSpan, Recorder};
+use opentelemetry::Context;
 use rand::rngs::SmallRng;
 use rebound_retry::budget::{RetryBudget, RetryCause};
 use rebound_retry::http::parse_retry_after;
@@ -83,6 +85,8 @@ pub struct Call {
     client: reqwest::Client,
     /// Its counters.
     pub counters: CallCounters,
+    /// The process's span recorder, when traced.
+    traces: Option<Recorder>,
 }
 
 /// A copy in flight: counted when it ends, as timed out (or abandoned, once another copy of
@@ -92,6 +96,7 @@ struct Copy<'a> {
     replica: usize,
     won: Option<&'a AtomicBool>,
     outcome: Option<AttemptOutcome>,
+    span: Option<ClientSpan>,
 }
 
 impl Drop for Copy<'_> {
@@ -101,6 +106,9 @@ impl Drop for Copy<'_> {
             Some(w) if w.load(Relaxed) => AttemptOutcome::Abandoned,
             _ => AttemptOutcome::TimedOut,
         });
+        if let (AttemptOutcome::Abandoned, Some(span)) = (o, &mut self.span) {
+            span.abandon_as("cancelled");
+        }
         self.call.counters.attempt(o);
         if o == AttemptOutcome::TimedOut {
             self.call.counters.timed_out_at(self.replica);
@@ -136,18 +144,27 @@ impl Call {
             calls: AtomicU64::new(0),
             client,
             counters: CallCounters::default(),
+            traces: None,
         }
     }
 
-    /// Makes the call, retries included: `true` if it succeeded.
-    pub async fn run(&self) -> bool {
+    /// The call with its copies recorded as CLIENT spans by `traces` (when given), each a child
+    /// of the request's span passed to [`Call::run`].
+    pub fn traced(mut self, traces: Option<Recorder>) -> Call {
+        self.traces = traces;
+        self
+    }
+
+    /// Makes the call, retries included: `true` if it succeeded. With a recorder and a `parent`
+    /// span (the request's), every copy sent is a CLIENT span under it.
+    pub async fn run(&self, parent: Option<&opentelemetry::Context>) -> bool {
         let n = self.calls.fetch_add(1, Relaxed);
         let sent = AtomicU32::new(0);
         let g = &self.guards;
         let retry_on = self.retry_on;
         let mut exec =
             retry_async(g.policy.backoff_seeded(self.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)), || {
-                self.attempt(&sent)
+                self.attempt(&sent, parent)
             })
             .when(move |e: &CallError| retry_on.allows(cause(e)))
             .classify(cause)
@@ -180,11 +197,11 @@ impl Call {
     }
 
     /// One attempt: one copy, or hedged copies.
-    async fn attempt(&self, sent: &AtomicU32) -> Result<(), CallError> {
+    async fn attempt(&self, sent: &AtomicU32, parent: Option<&Context>) -> Result<(), CallError> {
         let deadline = SystemTime::now() + self.timeout;
-        let Some(h) = &self.guards.hedge else { return self.send(sent, None, deadline).await };
+        let Some(h) = &self.guards.hedge else { return self.send(sent, None, deadline, parent).await };
         let won = AtomicBool::new(false);
-        let mut hedged = hedge_async(|| self.send(sent, Some(&won), deadline))
+        let mut hedged = hedge_async(|| self.send(sent, Some(&won), deadline, parent))
             .policy(h.clone())
             .non_fatal(|_: &CallError| true);
         // The call's budget as this attempt's hedges see it (see `hedge.rs`).
@@ -205,11 +222,19 @@ impl Call {
         sent: &AtomicU32,
         won: Option<&AtomicBool>,
         deadline: SystemTime,
+        parent: Option<&Context>,
     ) -> Result<(), CallError> {
         let k = sent.fetch_add(1, Relaxed).saturating_add(1);
         let replica = self.pick();
         self.outstanding[replica].fetch_add(1, Relaxed);
-        let mut copy = Copy { call: self, replica, won, outcome: None };
+        let mut headers = reqwest::header::HeaderMap::new();
+        let span = match (&self.traces, parent) {
+            (Some(r), Some(p)) => {
+                Some(r.client(p, &self.peers[replica], &self.to, u64::from(k), &mut headers))
+            }
+            _ => None,
+        };
+        let mut copy = Copy { call: self, replica, won, outcome: None, span };
         if !self.one_way().await {
             return std::future::pending().await;
         }
@@ -219,12 +244,15 @@ impl Call {
         let req = self
             .client
             .get(&self.peers[replica])
+            .headers(headers)
             .header(ATTEMPT_HEADER, k)
             .header(TIMEOUT_HEADER, ms)
             .header(DEADLINE_HEADER, unix_ms.to_string());
+        let mut code = None;
         let answer = match req.send().await {
             Ok(resp) => {
                 let status = resp.status();
+                code = Some(status.as_u16());
                 let hint = resp
                     .headers()
                     .get(reqwest::header::RETRY_AFTER)
@@ -244,6 +272,12 @@ impl Call {
             return std::future::pending().await;
         }
         let _ = started;
+        // The span ends where the caller has the answer: after the body and the way back.
+        match (&mut copy.span, code) {
+            (Some(s), Some(c)) => s.answered(c),
+            (Some(s), None) => s.transport_error(),
+            _ => {}
+        }
         copy.outcome = Some(if answer.is_ok() { AttemptOutcome::Ok } else { AttemptOutcome::Error });
         if answer.is_ok() {
             if let Some(w) = won {

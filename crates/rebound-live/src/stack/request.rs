@@ -35,7 +35,12 @@ pub(super) fn outcome(a: &Answer) -> Option<Outcome> {
 }
 
 /// One request through the service, in its own task.
-pub(super) async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant>) -> Answer {
+pub(super) async fn handle(
+    s: &Inner,
+    arrived: Instant,
+    deadline: Option<Instant>,
+    span: Option<&opentelemetry::Context>,
+) -> Answer {
     if s.switch.now() == Outage::HardDown {
         return Answer::Error;
     }
@@ -74,7 +79,7 @@ pub(super) async fn handle(s: &Inner, arrived: Instant, deadline: Option<Instant
         if s.node.deadline_propagation && deadline.is_some_and(|d| Instant::now() >= d) {
             return Answer::Expired;
         }
-        work(s).await
+        work(s, span).await
     };
     let answer = tokio::select! {
         a = served => a,
@@ -115,8 +120,9 @@ async fn wait(owed: &AtomicU64, ns: u64) {
     owe(owed, start.elapsed().saturating_sub(target));
 }
 
-/// The service time, the error draws, then the calls in order.
-async fn work(s: &Inner) -> Answer {
+/// The service time, the error draws, then the calls in order (their CLIENT spans children of
+/// `span`, the request's SERVER span, when traced).
+async fn work(s: &Inner, span: Option<&opentelemetry::Context>) -> Answer {
     let ns = {
         let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
         s.sampler.sample(&mut *rng, s.counters.in_flight.load(Relaxed)) * s.switch.now().slowdown()
@@ -132,7 +138,7 @@ async fn work(s: &Inner) -> Answer {
         return Answer::Error;
     }
     for call in &s.calls {
-        if !call.run().await {
+        if !call.run(span).await {
             return Answer::Error;
         }
     }

@@ -45,6 +45,9 @@ pub struct StackConfig {
     pub peers: Vec<Peer>,
     /// The run's seed.
     pub seed: u64,
+    /// Where its spans go (`--traces`), if recorded: a SERVER span per request, a CLIENT span
+    /// per copy sent ([`crate::traces`]).
+    pub traces: Option<crate::traces::Recorder>,
 }
 
 fn invalid(field: &'static str, value: String, expected: &'static str) -> LiveError {
@@ -161,15 +164,10 @@ pub(super) fn calls(
         live_call(n, edge, callee)?;
         let guards = guards(&edge.policy, seed.wrapping_add(i as u64), &n.name)?;
         let call_seed = seed.wrapping_mul(31).wrapping_add(i as u64);
-        calls.push(Call::new(
-            callee.name.clone(),
-            peers,
-            callee.balancer,
-            guards,
-            edge,
-            call_seed,
-            client.clone(),
-        ));
+        calls.push(
+            Call::new(callee.name.clone(), peers, callee.balancer, guards, edge, call_seed, client.clone())
+                .traced(c.traces.clone()),
+        );
     }
     Ok(calls)
 }

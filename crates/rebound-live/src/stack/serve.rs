@@ -47,6 +47,8 @@ pub(super) struct Inner {
     pub(super) calls: Vec<Call>,
     /// Timer lateness owed, in nanoseconds (see `request.rs`'s `wait`).
     pub(super) owed_ns: AtomicU64,
+    /// Its spans' recorder (`--traces`), and its own address for them.
+    pub(super) traces: Option<(crate::traces::Recorder, SocketAddr)>,
 }
 
 /// A bound live service, not yet serving.
@@ -86,6 +88,7 @@ impl Service {
         }
         let listener = crate::server::listen(config.listen)
             .map_err(LiveError::io(format!("--listen {}", config.listen)))?;
+        let local = listener.local_addr().map_err(LiveError::io(format!("--listen {}", config.listen)))?;
         let counters = Arc::new(ServiceCounters::default());
         let gate = Gate::new(
             node.workers,
@@ -109,6 +112,7 @@ impl Service {
             node,
             replica: config.replica,
             owed_ns: AtomicU64::new(0),
+            traces: config.traces.clone().map(|r| (r, local)),
         };
         Ok(Service { listener, inner: Arc::new(inner) })
     }
@@ -170,26 +174,30 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         Some(unix_ms) => Some(instant_of(unix_ms, arrived)),
         None => number(TIMEOUT_HEADER).map(|ms| arrived + Duration::from_millis(ms.min(86_400_000))),
     };
+    let span = s.traces.as_ref().map(|(r, local)| r.server(&headers, *local));
     // Counted in the task: a caller that hangs up does not keep its answer from the metrics.
     let task = tokio::spawn(async move {
-        let answer = handle(&s, arrived, deadline).await;
+        let answer = handle(&s, arrived, deadline, span.as_ref().map(|s| s.context())).await;
         if let Some(o) = outcome(&answer) {
             s.counters.answer(o, arrived.elapsed());
+        }
+        if let Some(span) = span {
+            span.end(status(&answer).as_u16());
         }
         answer
     });
     let answer = task.await.unwrap_or(Answer::Error);
-    let mut res = match answer {
-        Answer::Ok => (StatusCode::OK, "OK\n").into_response(),
-        Answer::Error => (StatusCode::SERVICE_UNAVAILABLE, "error\n").into_response(),
-        Answer::Expired => (StatusCode::SERVICE_UNAVAILABLE, "expired\n").into_response(),
-        Answer::Shed(_) | Answer::Dropped => (StatusCode::SERVICE_UNAVAILABLE, "shed\n").into_response(),
-        Answer::Limited(ref f) => {
-            let mut res = (StatusCode::TOO_MANY_REQUESTS, "Too many requests\n").into_response();
-            crate::server::add_fields(&mut res, f);
-            res
-        }
+    let body = match answer {
+        Answer::Ok => "OK\n",
+        Answer::Error => "error\n",
+        Answer::Expired => "expired\n",
+        Answer::Shed(_) | Answer::Dropped => "shed\n",
+        Answer::Limited(_) => "Too many requests\n",
     };
+    let mut res = (status(&answer), body).into_response();
+    if let Answer::Limited(ref f) = answer {
+        crate::server::add_fields(&mut res, f);
+    }
     let shed = match answer {
         Answer::Shed(by) => Some(by),
         Answer::Dropped => Some(ShedBy::QueueFull),
@@ -200,6 +208,15 @@ async fn api(State(s): State<Arc<Inner>>, headers: HeaderMap) -> Response {
         res.headers_mut().insert("x-rebound-shed", HeaderValue::from_static(by.label()));
     }
     res
+}
+
+/// An answer's status code: 200, 429 (rate limited), else 503.
+fn status(answer: &Answer) -> StatusCode {
+    match answer {
+        Answer::Ok => StatusCode::OK,
+        Answer::Limited(_) => StatusCode::TOO_MANY_REQUESTS,
+        _ => StatusCode::SERVICE_UNAVAILABLE,
+    }
 }
 
 /// The instant of `unix_ms` (milliseconds since the Unix epoch) on the clock where `now` is now;

@@ -29,6 +29,7 @@ pub mod scale;
 pub mod scrape;
 pub mod series;
 mod supervise;
+pub mod traced;
 pub mod watch;
 
 pub use supervise::{check, run, TwinConfig, TwinRun, MARGIN};

@@ -11,6 +11,7 @@
 //! way out, an error or a panic included.
 
 use super::series::ProcessId;
+use crate::traces::Summary;
 use crate::LiveError;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -18,7 +19,7 @@ use rebound_sim::Scenario;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
@@ -38,6 +39,9 @@ pub struct Launch {
     pub scenario_file: PathBuf,
     /// The run's seed; the process started `n`-th gets `seed + n`.
     pub seed: u64,
+    /// When the run is traced: the folder each process writes its spans to (`LABEL.otlp.jsonl`)
+    /// and the most spans a process writes (`--traces`, `--traces-max-spans`).
+    pub traces: Option<(PathBuf, u64)>,
 }
 
 /// One running service process.
@@ -53,6 +57,7 @@ pub struct ServiceProcess {
     pub pid: Pid,
     child: Child,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    traces: Arc<Mutex<Option<Summary>>>,
 }
 
 impl Drop for ServiceProcess {
@@ -73,6 +78,22 @@ impl ServiceProcess {
     pub fn stderr_tail(&self) -> String {
         let lines = self.stderr.lock().expect("no panics while locked");
         lines.iter().map(String::as_str).collect::<Vec<_>>().join("; ")
+    }
+
+    /// Closes its stdin: with `--stop-on-stdin-eof` it stops taking requests, lets those in
+    /// flight finish (at most [`crate::server::SHUTDOWN_GRACE`]), writes its spans and exits.
+    pub fn close_stdin(&mut self) {
+        drop(self.child.stdin.take());
+    }
+
+    /// The file its spans go to, when traced.
+    pub fn traces_file(dir: &Path, label: &str) -> PathBuf {
+        dir.join(format!("{label}.otlp.jsonl"))
+    }
+
+    /// What it said it wrote to its traces file when it stopped (`traces: ...` on its stdout).
+    pub fn traces_summary(&self) -> Option<Summary> {
+        self.traces.lock().expect("no panics while locked").clone()
     }
 
     /// The error saying it died with `status`.
@@ -145,6 +166,10 @@ fn spawn(
     cmd.arg("serve").arg("--scenario").arg(&launch.scenario_file);
     cmd.args(["--service", name, "--replica", &id.replica.to_string(), "--listen", "127.0.0.1:0"]);
     cmd.args(["--stop-on-stdin-eof", "--seed", &seed.to_string()]);
+    if let Some((dir, max)) = &launch.traces {
+        cmd.arg("--traces").arg(ServiceProcess::traces_file(dir, &label));
+        cmd.args(["--traces-max-spans", &max.to_string()]);
+    }
     for p in peers {
         cmd.args(["--peer", p]);
     }
@@ -158,11 +183,16 @@ fn spawn(
     let pid = Pid::from_raw(i32::try_from(child.id()).unwrap_or(i32::MAX));
     let (tx, rx) = mpsc::channel();
     let stdout = child.stdout.take().expect("piped");
-    // Reads the ready line, then drains stdout to its end so the child never blocks on it.
+    let traces = Arc::new(Mutex::new(None));
+    let said = traces.clone();
+    // Reads the ready line (and the traces' summary), then drains stdout to its end so the
+    // child never blocks on it.
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if let Some(url) = line.trim().strip_prefix("listening on ") {
                 let _ = tx.send(url.to_string());
+            } else if let Some(s) = Summary::parse(&line) {
+                *said.lock().expect("no panics while locked") = Some(s);
             }
         }
     });
@@ -178,7 +208,7 @@ fn spawn(
             t.push_back(line);
         }
     });
-    let mut process = ServiceProcess { id, label, url: String::new(), pid, child, stderr };
+    let mut process = ServiceProcess { id, label, url: String::new(), pid, child, stderr, traces };
     match rx.recv_timeout(READY_WITHIN) {
         Ok(url) if url.starts_with("http://127.0.0.1:") => {
             process.url = url;
@@ -237,7 +267,7 @@ mod tests {
         // A fake service: prints its arguments' peers in its URL's path and waits for stdin EOF.
         let fake =
             script(&dir, "echo \"listening on http://127.0.0.1:1/$$\"; echo \"$@\" >&2; cat >/dev/null");
-        let launch = Launch { exe: fake, scenario_file: dir.join("s.toml"), seed: 7 };
+        let launch = Launch { exe: fake, scenario_file: dir.join("s.toml"), seed: 7, traces: None };
         let procs = start(&stack(), &launch).unwrap();
         let labels: Vec<_> = procs.iter().map(|p| p.label.as_str()).collect();
         assert_eq!(labels, vec!["db", "api[0]", "api[1]", "front"]);

@@ -3,6 +3,7 @@
 
 use super::processes::{self, Launch};
 use super::series::Recording;
+use super::traced::{self, Parts, TracesOut, TracesReport};
 use super::watch::{self, Watched};
 use super::{compare, fidelity, outage};
 use crate::load::{self, LoadConfig, Second};
@@ -39,6 +40,8 @@ pub struct TwinConfig {
     pub load: LoadConfig,
     /// The users' policy, as shown in the report.
     pub policy: String,
+    /// Record the run as traces to this file ([`traced`]), if given.
+    pub traces: Option<TracesOut>,
 }
 
 /// One live run's result.
@@ -50,6 +53,8 @@ pub struct TwinRun {
     pub load: load::LoadReport,
     /// Whether the host let the run measure the stack ([`fidelity`]).
     pub fidelity: fidelity::Fidelity,
+    /// What the run's traces file holds, when recorded.
+    pub traces: Option<TracesReport>,
 }
 
 /// Refuses what the live twin cannot run, naming the scenario key (a usage error).
@@ -134,7 +139,20 @@ pub async fn run(
     let sc = &config.scenario;
     check(sc)?;
     let file = write_scenario(sc)?;
-    let launch = Launch { exe: config.exe.clone(), scenario_file: file.0.clone(), seed };
+    let traced = match &config.traces {
+        Some(t) => {
+            let parts = Parts::beside(&t.path)?;
+            let users = traced::users(parts.path(), t.max_spans)?;
+            Some((t, parts, users))
+        }
+        None => None,
+    };
+    let launch = Launch {
+        exe: config.exe.clone(),
+        scenario_file: file.0.clone(),
+        seed,
+        traces: traced.as_ref().map(|(t, parts, _)| (parts.path().to_path_buf(), t.max_spans)),
+    };
     let scenario = sc.clone();
     let procs =
         tokio::task::spawn_blocking(move || processes::start(&scenario, &launch)).await.map_err(|e| {
@@ -159,7 +177,9 @@ pub async fn run(
     let start = Instant::now();
     let (alarm_tx, alarm_rx) = oneshot::channel();
     let scraper = tokio::spawn(watch::scrape(watched, stopped.clone(), seconds, start, done_rx, alarm_tx));
-    let load = LoadConfig { url, replicas, duration: sc.duration, seed, ..config.load.clone() };
+    let users = traced.as_ref().map(|(_, _, u)| (u.clone(), sc.services[entry].name.clone()));
+    let load =
+        LoadConfig { url, replicas, duration: sc.duration, seed, traces: users, ..config.load.clone() };
     let outcome = tokio::time::timeout(sc.duration + MARGIN, async {
         tokio::select! {
             r = load::run(load, stop, on_second) => r,
@@ -187,6 +207,15 @@ pub async fn run(
         let _ = done_tx.send(true);
     }
     let (ticks, unanswered) = scraper.await.unwrap_or_default();
+    let traces = match (traced, &measured) {
+        (Some((t, parts, users)), Ok(_)) => {
+            let mut list = std::mem::take(&mut *procs.lock().expect("no panics while locked"));
+            let said = users.finish();
+            traced::stop(&mut list).await;
+            Some(traced::collect(t, parts.path(), said, &list)?)
+        }
+        _ => None,
+    };
     drop(procs);
     let (load, fidelity) = measured?;
     // A process that stopped answering in the run's last seconds: no figures from its last
@@ -205,5 +234,5 @@ pub async fn run(
         &load.replica_timedout,
     );
     let report = compare::live_report(sc, &config.policy, seed, &load, services);
-    Ok(TwinRun { report, load, fidelity })
+    Ok(TwinRun { report, load, fidelity, traces })
 }
