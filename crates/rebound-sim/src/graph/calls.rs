@@ -17,7 +17,7 @@ impl Engine<'_> {
         if k >= self.topo.nodes[s as usize].calls.len() {
             return self.answer(t, s as usize, j, true);
         }
-        job.tries = 0;
+        job.clear_tried();
         let w = job.worker;
         self.svcs[s as usize].retriers[k].start(w, t);
         self.call_send(t, s, j);
@@ -38,13 +38,14 @@ impl Engine<'_> {
     pub(super) fn call_send_now(&mut self, t: Nanos, s: u16, j: u32) {
         let job = &mut self.svcs[s as usize].jobs[j as usize];
         job.seq = job.seq.wrapping_add(1);
-        job.waiting = true;
-        let (seq, first) = (job.seq, job.tries == 0);
-        job.tries = job.tries.saturating_add(1);
+        job.set_waiting(true);
+        let (seq, first) = (job.seq, !job.tried());
+        job.set_tried();
         let edge = &self.topo.nodes[s as usize].calls[job.call as usize];
         let (to, timeout) = (edge.to, edge.timeout);
         let to = self.route(to);
-        self.svcs[s as usize].jobs[j as usize].to = to as u16;
+        // (Below MAX_SERVICES = 64 nodes.)
+        self.svcs[s as usize].jobs[j as usize].to = to as u8;
         self.hedge_start(t, Caller::Job(s, j), seq);
         let sent = if first { Sent::First } else { Sent::Retry };
         if !self.send(t, to, Caller::Job(s, j), seq, sent) && !self.hedge_error(t, Caller::Job(s, j), seq) {
@@ -58,7 +59,7 @@ impl Engine<'_> {
     pub(super) fn call_reply(&mut self, t: Nanos, s: u16, j: u32, seq: u32, ok: bool) {
         let svc = &mut self.svcs[s as usize];
         let job = svc.jobs[j as usize];
-        if !(job.live && job.waiting && job.seq == seq) {
+        if !job.waits_for(seq) {
             return;
         }
         if svc.paused {
@@ -68,7 +69,7 @@ impl Engine<'_> {
             self.hedge_answered(t, Caller::Job(s, j), seq);
             let svc = &mut self.svcs[s as usize];
             let job = &mut svc.jobs[j as usize];
-            job.waiting = false;
+            job.set_waiting(false);
             let (k, w) = (job.call as usize, job.worker);
             job.call += 1;
             svc.retriers[k].on_success(w, t);
@@ -82,7 +83,7 @@ impl Engine<'_> {
     pub(super) fn call_failed(&mut self, t: Nanos, s: u16, j: u32, cause: RetryCause, sent: bool) {
         let svc = &mut self.svcs[s as usize];
         let job = &mut svc.jobs[j as usize];
-        job.waiting = false;
+        job.set_waiting(false);
         let (k, w, gen, seq) = (job.call as usize, job.worker, job.gen, job.seq);
         let hint = match (sent, cause) {
             (true, RetryCause::Error) => self.take_hint(Caller::Job(s, j), seq),

@@ -78,7 +78,8 @@ pub(super) enum Ev {
 /// Asks the CPU for the state `ev` will touch, a few events before it is handled (see
 /// [`crate::prefetch`]): far ahead, the user or the server slot; near, the backoff state of a
 /// user whose attempt will time out and the user of the slot (each found in what the far look
-/// fetched: the user's record, the slot).
+/// fetched: the user's record, the slot), and the backoff state of a user starting a request
+/// after a failed one; far, a service event's request slot.
 #[inline(always)]
 pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
     match (*ev, look) {
@@ -88,6 +89,14 @@ pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, 
         // answered). A new request reads the state only if its last one failed, a retry not at
         // all (it sends).
         (Ev::Timeout(c, seq), Ahead::Near) if users.waits_for(c, seq) => retrier.prefetch(c),
+        // A new request after a failed one resets the backoff state.
+        (Ev::Think(c), Ahead::Near) if users.failed(c) => retrier.prefetch(c),
+        // A service event's request slot: at scale, tens of thousands of slots a service.
+        (Ev::Work(s, j, _) | Ev::CallTimeout(s, j, _) | Ev::CallRetry(s, j, _), Ahead::Far) => {
+            if let Some(svc) = svcs.get(s as usize) {
+                crate::prefetch::prefetch_at(&svc.jobs, j as usize);
+            }
+        }
         (Ev::Tick(s, slot, gen), look) => {
             if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
                 match look {

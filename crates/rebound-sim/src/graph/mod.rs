@@ -104,6 +104,7 @@ mod engine;
 mod event;
 mod finish;
 mod hedge;
+mod job;
 mod load;
 mod network;
 mod outage;

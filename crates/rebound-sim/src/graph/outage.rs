@@ -98,13 +98,13 @@ impl Engine<'_> {
                 idle.clear();
                 idle.extend((0..self.topo.nodes[s].workers).rev());
                 let jobs = &svc.jobs;
-                (0..jobs.len() as u32).filter(|&j| jobs[j as usize].live).collect()
+                (0..jobs.len() as u32).filter(|&j| jobs[j as usize].live()).collect()
             }
         };
         for j in lost {
             let job = self.svcs[s].release(j);
             self.svcs[s].point(t).errors += 1;
-            self.reply(t, job.caller, job.caller_seq, false);
+            self.reply(t, job.caller(), job.caller_seq, false);
         }
     }
 }

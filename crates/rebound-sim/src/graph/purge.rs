@@ -33,10 +33,9 @@ pub(crate) const FLOOR: usize = 1 << 20;
 fn dead(users: &Users, svcs: &[Svc], ev: &Ev) -> bool {
     match *ev {
         Ev::Timeout(c, seq) => !users.waits_for(c, seq),
-        Ev::CallTimeout(s, j, seq) => svcs[s as usize]
-            .jobs
-            .get(j as usize)
-            .is_none_or(|job| !(job.live && job.waiting && job.seq == seq)),
+        Ev::CallTimeout(s, j, seq) => {
+            svcs[s as usize].jobs.get(j as usize).is_none_or(|job| !job.waits_for(seq))
+        }
         _ => false,
     }
 }

@@ -20,15 +20,15 @@ impl Engine<'_> {
         if cost == 0 || svc.paused {
             return;
         }
-        let SvcKind::Workers { first, .. } = svc.kind else { return };
-        let Some(job) = svc.jobs.get_mut(first as usize) else { return };
-        if !job.live || job.worker != 0 || job.until == 0 {
+        let SvcKind::Workers { first, first_until, .. } = &mut svc.kind else { return };
+        let Some(job) = svc.jobs.get_mut(*first as usize) else { return };
+        if !job.live() || job.worker != 0 || *first_until == 0 {
             return;
         }
         // A new generation makes the old end-of-work event stale.
-        job.until = job.until.saturating_add(cost);
+        *first_until = first_until.saturating_add(cost);
         job.gen = job.gen.wrapping_add(1);
-        let (gen, until) = (job.gen, job.until);
+        let (gen, until, first) = (job.gen, *first_until, *first);
         self.q.push(until, Ev::Work(s as u16, first, gen));
     }
 }

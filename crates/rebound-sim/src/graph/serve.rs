@@ -94,10 +94,11 @@ impl Engine<'_> {
         }
         let in_flight = *busy + queue.len() as u64;
         let d = sampler.sample(&mut svc.rng, in_flight) * svc.slowdown;
+        let until = t.saturating_add(d.min(1e18) as Nanos);
+        svc.set_until(j, until);
         let job = &mut svc.jobs[j as usize];
         job.worker = w;
-        job.until = t.saturating_add(d.min(1e18) as Nanos);
-        let (gen, until) = (job.gen, job.until);
+        let gen = job.gen;
         self.q.push(until, Ev::Work(s as u16, j, gen));
     }
 
@@ -133,7 +134,7 @@ impl Engine<'_> {
     /// propagates deadlines.
     fn serve_dequeued(&mut self, t: Nanos, s: usize, j: u32, propagate: bool) {
         let job = self.svcs[s].jobs[j as usize];
-        if propagate && !self.caller_waits(job.caller, job.caller_seq) {
+        if propagate && !self.caller_waits(job.caller(), job.caller_seq) {
             self.svcs[s].point(t).expired += 1;
             return self.drop_job(t, s, j);
         }
@@ -144,10 +145,7 @@ impl Engine<'_> {
     pub(super) fn caller_waits(&self, caller: Caller, seq: u32) -> bool {
         match caller {
             Caller::User(u) => self.users.waits_for(u, seq),
-            Caller::Job(s, j) => {
-                let job = self.svcs[s as usize].jobs[j as usize];
-                job.live && job.waiting && job.seq == seq
-            }
+            Caller::Job(s, j) => self.svcs[s as usize].jobs[j as usize].waits_for(seq),
         }
     }
 
@@ -185,14 +183,14 @@ impl Engine<'_> {
         }
         let job = svc.jobs[j as usize];
         match ev {
-            Ev::CallTimeout(..) if job.live && job.waiting && job.seq == x => {
+            Ev::CallTimeout(..) if job.waits_for(x) => {
                 self.svcs[usize::from(job.to)].point(t).timedout += 1;
                 self.call_failed(t, s, j, RetryCause::Timeout, true);
             }
             Ev::CallTimeout(..) => {}
-            _ if !job.live || job.gen != x => {}
+            _ if !job.live() || job.gen != x => {}
             Ev::Work(..) => {
-                svc.jobs[j as usize].until = 0;
+                svc.set_until(j, 0);
                 if svc.error_rate > 0.0 && svc.fails() {
                     return self.answer(t, s as usize, j, false);
                 }
@@ -258,6 +256,6 @@ impl Engine<'_> {
                 self.measured.ok += 1;
             }
         }
-        self.reply(t, job.caller, job.caller_seq, ok);
+        self.reply(t, job.caller(), job.caller_seq, ok);
     }
 }

@@ -13,28 +13,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use std::collections::VecDeque;
 
-/// A request the service holds.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Job {
-    pub caller: Caller,
-    pub caller_seq: u32,
-    pub arrived: Nanos,
-    /// Bumped when the slot is freed, so that a stale event is recognised.
-    pub gen: u32,
-    pub live: bool,
-    pub worker: u32,
-    /// When its worker's own work on it ends, while it lasts (0: not in its own work).
-    pub until: Nanos,
-    /// The call in progress (index into the node's calls).
-    pub call: u16,
-    /// The call's attempt number, never reset.
-    pub seq: u32,
-    pub waiting: bool,
-    /// Attempts of the current call so far.
-    pub tries: u32,
-    /// The replica its current call attempt went to (the callee without replicas).
-    pub to: u16,
-}
+pub(super) use super::job::Job;
 
 pub(super) enum SvcKind {
     S5(S5Server),
@@ -46,6 +25,9 @@ pub(super) enum SvcKind {
         busy: u64,
         /// The request slot the first worker took last (the one refusals preempt).
         first: u32,
+        /// When the first worker's own work on request `first` ends, while it lasts (0: not
+        /// in its own work, or `first` has been freed since).
+        first_until: Nanos,
     },
 }
 
@@ -99,6 +81,7 @@ impl Svc {
                 cap: node.queue as usize,
                 busy: 0,
                 first: u32::MAX,
+                first_until: 0,
             },
         };
         let retriers = node
@@ -187,28 +170,14 @@ impl Svc {
     #[inline]
     /// A new request slot.
     pub fn alloc(&mut self, caller: Caller, caller_seq: u32, t: Nanos) -> u32 {
-        let fresh = |gen, seq| Job {
-            caller,
-            caller_seq,
-            arrived: t,
-            gen,
-            live: true,
-            worker: 0,
-            until: 0,
-            call: 0,
-            seq,
-            waiting: false,
-            tries: 0,
-            to: 0,
-        };
         match self.free.pop() {
             Some(j) => {
                 let old = self.jobs[j as usize];
-                self.jobs[j as usize] = fresh(old.gen, old.seq);
+                self.jobs[j as usize] = Job::new(caller, caller_seq, t, old.gen, old.seq);
                 j
             }
             None => {
-                self.jobs.push(fresh(0, 0));
+                self.jobs.push(Job::new(caller, caller_seq, t, 0, 0));
                 (self.jobs.len() - 1) as u32
             }
         }
@@ -219,12 +188,25 @@ impl Svc {
     pub fn release(&mut self, j: u32) -> Job {
         let job = &mut self.jobs[j as usize];
         let old = *job;
-        job.live = false;
-        job.waiting = false;
-        job.gen = job.gen.wrapping_add(1);
-        job.seq = job.seq.wrapping_add(1);
+        job.free();
         self.free.push(j);
+        if let SvcKind::Workers { first, first_until, .. } = &mut self.kind {
+            if *first == j {
+                *first_until = 0;
+            }
+        }
         old
+    }
+
+    /// Notes that the worker's own work on request `j` ends at `until` (0: it ended): kept for
+    /// the first worker's request only, the one refusals preempt.
+    #[inline]
+    pub fn set_until(&mut self, j: u32, until: Nanos) {
+        if let SvcKind::Workers { first, first_until, .. } = &mut self.kind {
+            if *first == j {
+                *first_until = until;
+            }
+        }
     }
 
     /// Whether the request ending now fails, at the current `error_rate` (out of line: only

@@ -212,7 +212,7 @@ impl Engine<'_> {
             let job = svc.release(j);
             svc.point(t).shed += 1;
             svc.shed_by.codel += 1;
-            self.reply(t, job.caller, job.caller_seq, false);
+            self.reply(t, job.caller(), job.caller_seq, false);
         }
     }
 

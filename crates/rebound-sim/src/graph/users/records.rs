@@ -96,6 +96,12 @@ impl Users {
         crate::prefetch::prefetch_at(&self.list, c as usize);
     }
 
+    /// Whether user `c` exists and an attempt of its current request failed.
+    #[inline]
+    pub fn failed(&self, c: u32) -> bool {
+        self.list.get(c as usize).is_some_and(|u| u.failed())
+    }
+
     /// Whether user `c` exists and waits for the answer to its attempt `seq`.
     #[inline]
     pub fn waits_for(&self, c: u32, seq: u32) -> bool {
