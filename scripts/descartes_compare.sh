@@ -194,12 +194,14 @@ for row in "A|0|a" "B|3|b"; do
     : >"$dir/d.txt"
     for _ in $(seq "$reps"); do
         cpu "$rebound" storm --scenario "$dir/mm1k-$s.toml" --seed 1 --json >>"$dir/r.txt"
+        reb_out=$(grep -oE '"(attempts|errors|events)": [0-9]+' "$dir/last.out" | head -3 | tr -d '"' | tr '\n' ' ')
         cpu "$descartes" "$retries" 1500 1 >>"$dir/d.txt"
         desc_out=$(cat "$dir/last.out")
     done
     read -r rmin rmed < <(stats <"$dir/r.txt")
     read -r dmin dmed < <(stats <"$dir/d.txt")
     echo "| $name | $rmin, $rmed | $dmin, $dmed | $(awk -v d="$dmin" -v r="$rmin" 'BEGIN { printf "%.2f", d / r }') |"
+    echo "   Rebound $name: $reb_out(shed fraction of attempts: errors / attempts for A)" >&2
     echo "   DesCartes $name: $desc_out" >&2
 done
 echo "(load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores)"

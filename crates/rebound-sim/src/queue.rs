@@ -131,6 +131,12 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// The earliest event, or `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
+        if self.lanes.iter().all(Chunked::is_empty) {
+            // No lane to compare with: the scheduler's next, without a peek.
+            let (at, _, event) = self.sched.pop()?;
+            self.popped += 1;
+            return Some((at, event));
+        }
         let source = self.earliest()?;
         self.take(source)
     }

@@ -1,22 +1,25 @@
 //! The engine's scheduler: a binary heap while few events wait, the ladder queue once many do.
 //!
 //! Why: a ladder queue's cost per event does not grow with the number of events waiting, but
-//! it has a fixed cost — building a rung, sorting a bucket, merging its late heap — that a
-//! binary heap of a few dozen events does not pay. Scenario A of issue 40 (an M/M/1/K queue,
-//! about 3 events waiting) spent 55 % of its time in the ladder, where a bare heap does a
-//! pop + push in a fraction of that; at a million events the heap pays ~20 cache misses a pop
-//! and the ladder wins by 7×. So this scheduler holds its events in a heap until more than
-//! [`UP`] wait, moves them all to a ladder then, and back to a heap once fewer than [`DOWN`]
-//! do. The gap between the two ([`UP`] = 4 × [`DOWN`]) is the hysteresis: a switch moves
-//! every waiting event once (O(n)), and at least `UP - DOWN` inserts or pops come between
-//! two switches, so the moves cost O(1) per event amortized whatever the load does.
+//! it has a fixed cost — building a rung for a couple of events, sorting a bucket, merging its
+//! late heap — that a binary heap of a few events does not pay. Scenario A of issue 40 (an
+//! M/M/1/K queue: 2–3 events in the scheduler, the timeouts in their FIFO lane) spent 55 % of
+//! its time in the ladder; at a million events the heap pays ~20 cache misses a pop and the
+//! ladder wins by 8×. So this scheduler holds its events in a heap until more than [`UP`]
+//! wait, moves them all to a ladder then, and back to a heap once fewer than [`DOWN`] do. The
+//! gap between the two ([`UP`] = 4 × [`DOWN`]) is the hysteresis: a switch moves every waiting
+//! event once (O(n)), and at least `UP - DOWN` inserts or pops come between two switches, so
+//! the moves cost O(1) per event amortized whatever the load does.
 //!
 //! Both structures yield events by `(time, sequence)`, smallest first, and a switch moves
 //! entries with their keys, so the order of events is the one the heap alone gives
-//! (the proptests below, across switches both ways).
+//! (the proptests in `adaptive/tests.rs`, across switches both ways).
 //!
-//! The thresholds come from `cargo bench -p rebound-sim --bench queue_sweep` (the docs'
-//! "Speed" chapter): the ladder passes the heap between 10⁴ and 10⁵ events in the hold model.
+//! The thresholds: `scripts/engine_instructions.sh` with the switch at 65,536 counted scenario
+//! A 14 % below the ladder-only engine but the three-tier stack (about 3,000 events waiting)
+//! 21 % above it, and `cargo bench -p rebound-sim --bench queue_sweep -- --ladder` has the
+//! ladder alone ahead of the bare heap from about 1,000 events waiting; the heap keeps only
+//! the few-event case.
 
 use super::{Entry, Reversed, Scheduler};
 use crate::ladder::LadderScheduler;
@@ -24,7 +27,7 @@ use crate::queue::Nanos;
 use std::collections::BinaryHeap;
 
 /// Events waiting above which the heap's events move to the ladder.
-pub const UP: usize = 1 << 16;
+pub const UP: usize = 1 << 8;
 /// Events waiting below which the ladder's events move back to a heap.
 pub const DOWN: usize = UP / 4;
 
