@@ -83,7 +83,7 @@ impl<T> AdaptiveScheduler<T> {
     /// Moves every event from the heap to the ladder (the heap keeps its buffer for the way
     /// back).
     #[cold]
-    fn to_ladder(&mut self) {
+    fn move_to_ladder(&mut self) {
         for Reversed(e) in self.heap.drain() {
             self.ladder.insert_entry(e);
         }
@@ -93,7 +93,7 @@ impl<T> AdaptiveScheduler<T> {
     /// Moves every event from the ladder to the heap: popped in order, each is a leaf of the
     /// heap where it lands (no sift), so the move is O(n).
     #[cold]
-    fn to_heap(&mut self) {
+    fn move_to_heap(&mut self) {
         self.heap.reserve(self.ladder.len());
         while let Some(e) = self.ladder.pop_entry() {
             self.heap.push(Reversed(e));
@@ -111,7 +111,7 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
         }
         self.heap.push(Reversed(e));
         if self.heap.len() > self.up {
-            self.to_ladder();
+            self.move_to_ladder();
         }
     }
 
@@ -131,7 +131,7 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
         }
         let e = self.ladder.pop_entry();
         if self.ladder.len() < self.down {
-            self.to_heap();
+            self.move_to_heap();
         }
         e.map(Entry::into_parts)
     }
@@ -144,7 +144,7 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
         self.heap.retain(|e| keep(&e.0.item));
         self.ladder.retain(keep);
         if self.on_ladder && self.ladder.len() < self.down {
-            self.to_heap();
+            self.move_to_heap();
         }
     }
 
