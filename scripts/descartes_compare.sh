@@ -194,7 +194,7 @@ for row in "A|0|a" "B|3|b"; do
     : >"$dir/d.txt"
     for _ in $(seq "$reps"); do
         cpu "$rebound" storm --scenario "$dir/mm1k-$s.toml" --seed 1 --json >>"$dir/r.txt"
-        reb_out=$(grep -oE '"(attempts|errors|events)": [0-9]+' "$dir/last.out" | head -3 | tr -d '"' | tr '\n' ' ')
+        reb_out=$(grep -oE '"(attempts|errors|events)": [0-9]+' "$dir/last.out" | awk 'NR <= 3' | tr -d '"' | tr '\n' ' ')
         cpu "$descartes" "$retries" 1500 1 >>"$dir/d.txt"
         desc_out=$(cat "$dir/last.out")
     done
