@@ -184,7 +184,7 @@ cpu() {
     awk '{ printf "%.3f\n", $1 + $2 }' "$dir/time"
 }
 # stats: min and median of the numbers on stdin
-stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f %.3f", v[1], v[int((NR + 1) / 2)] }'; }
+stats() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f %.3f\n", v[1], v[int((NR + 1) / 2)] }'; }
 
 echo "| scenario | Rebound CPU s (min, median) | DesCartes CPU s (min, median) | DesCartes / Rebound (minima) |"
 echo "|---|---:|---:|---:|"
