@@ -110,48 +110,6 @@ impl<T> std::fmt::Debug for LadderScheduler<T> {
 }
 
 impl<T> LadderScheduler<T> {
-    /// Fills `bottom` with the next bucket; false when nothing waits.
-    fn refill(&mut self) -> bool {
-        self.flush();
-        loop {
-            let depth = self.rungs.len();
-            let Some(r) = self.rungs.last_mut() else {
-                if self.top.is_empty() {
-                    self.top_start = 0;
-                    return false;
-                }
-                self.rung_from_top();
-                continue;
-            };
-            while r.cur < r.nb && r.buckets[r.cur].is_empty() {
-                r.cur += 1;
-            }
-            if r.cur == r.nb {
-                // Its buckets are empty (their blocks went back to the store when taken).
-                let mut retired = self.rungs.pop().expect("a rung is there");
-                retired.buckets.clear();
-                self.spare.push(retired);
-                continue;
-            }
-            let i = r.cur;
-            r.cur += 1;
-            r.cur_start = r.bucket_start(r.cur);
-            if r.buckets[i].len() > r.split && r.shift > 0 && depth < MAX_RUNGS {
-                let mut items = std::mem::take(&mut r.buckets[i]);
-                let (lo, hi) = items.span(&self.blocks).expect("not empty");
-                let last = hi.max(r.cur_start.saturating_sub(1));
-                // Each block goes back to the store as it empties, for the new rung to fill.
-                self.add_rung(lo, last, items.len(), |blocks| items.pop(blocks));
-                continue;
-            }
-            r.buckets[i].drain_into(&mut self.bottom, &mut self.blocks);
-            self.bottom.sort_unstable_by_key(|e| std::cmp::Reverse(e.packed()));
-            return true;
-        }
-    }
-}
-
-impl<T> LadderScheduler<T> {
     /// With the late heap not empty: the bottom's next event, if it comes before the heap's.
     #[inline]
     fn late_first(&self) -> Option<&Entry<T>> {
@@ -160,11 +118,12 @@ impl<T> LadderScheduler<T> {
     }
 }
 
-impl<T> Scheduler<T> for LadderScheduler<T> {
+impl<T> LadderScheduler<T> {
+    /// Adds an entry (its key already packed): [`Scheduler::insert`], and how the adaptive
+    /// scheduler moves its heap's entries here.
     #[inline]
-    fn insert(&mut self, at: Nanos, seq: u64, item: T) {
+    pub(crate) fn insert_entry(&mut self, e: Entry<T>) {
         self.len += 1;
-        let e = Entry::new(at, seq, item);
         let at = e.at();
         if at >= self.top_start {
             if self.top.is_empty() {
@@ -189,6 +148,30 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
         self.bottom.insert(pos, e);
     }
 
+    /// Removes the entry with the smallest key: [`Scheduler::pop`] before unpacking.
+    #[inline]
+    pub(crate) fn pop_entry(&mut self) -> Option<Entry<T>> {
+        let e = if self.late.is_empty() {
+            if self.bottom.is_empty() && !self.refill() {
+                return None;
+            }
+            self.bottom.pop()?
+        } else if self.late_first().is_some() {
+            self.bottom.pop()?
+        } else {
+            self.late.pop()?.0
+        };
+        self.len -= 1;
+        Some(e)
+    }
+}
+
+impl<T> Scheduler<T> for LadderScheduler<T> {
+    #[inline]
+    fn insert(&mut self, at: Nanos, seq: u64, item: T) {
+        self.insert_entry(Entry::new(at, seq, item));
+    }
+
     #[inline]
     fn peek(&mut self) -> Option<(Nanos, u64)> {
         if self.late.is_empty() {
@@ -205,18 +188,7 @@ impl<T> Scheduler<T> for LadderScheduler<T> {
 
     #[inline]
     fn pop(&mut self) -> Option<(Nanos, u64, T)> {
-        let e = if self.late.is_empty() {
-            if self.bottom.is_empty() && !self.refill() {
-                return None;
-            }
-            self.bottom.pop()?
-        } else if self.late_first().is_some() {
-            self.bottom.pop()?
-        } else {
-            self.late.pop()?.0
-        };
-        self.len -= 1;
-        Some(e.into_parts())
+        self.pop_entry().map(Entry::into_parts)
     }
 
     fn len(&self) -> usize {

@@ -34,7 +34,7 @@ pub(super) struct Engine<'a> {
     pub topo: Topology,
     pub q: EventQueue<Ev>,
     pub rng: SmallRng,
-    /// The users' think time; `None`: none (`clients.think = 0s`).
+    /// The users' think time, in ns (rate per ns); `None`: none (`clients.think = 0s`).
     pub think: Option<Exp<f64>>,
     /// A closed-loop user's wait after giving up, before thinking.
     pub give_up_pause: Nanos,
@@ -181,7 +181,7 @@ impl<'a> Engine<'a> {
             q: EventQueue::new(),
             rng: SmallRng::seed_from_u64(sc.seed),
             think: (!sc.clients.think.is_zero())
-                .then(|| Exp::new(1.0 / sc.clients.think.as_secs_f64()).expect("think > 0 is finite")),
+                .then(|| Exp::new(1.0 / sc.clients.think.as_nanos() as f64).expect("think > 0 is finite")),
             give_up_pause: nanos(sc.clients.give_up_pause),
             end,
             measure_from: 0,

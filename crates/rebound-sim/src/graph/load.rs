@@ -3,7 +3,7 @@
 //! load spike ([`crate::scenario::load`]). A scenario without either schedules no event here.
 
 use super::engine::{Engine, Ev};
-use crate::queue::{nanos, Nanos};
+use crate::queue::{nanos, round_nanos, Nanos};
 use crate::scenario::Arrivals;
 use rand::rngs::SmallRng;
 use rand_distr::{Distribution, Exp};
@@ -12,7 +12,7 @@ use std::time::Duration;
 /// The open loop's arrival process.
 #[derive(Debug)]
 pub(super) struct OpenLoop {
-    /// Poisson gaps at the current rate; `None` at rate 0.
+    /// Poisson gaps at the current rate, in ns (rate per ns); `None` at rate 0.
     exp: Option<Exp<f64>>,
     rng: SmallRng,
     /// Constant gaps, in nanoseconds, when `clients.arrivals = "constant"` (0: rate 0).
@@ -29,7 +29,7 @@ impl OpenLoop {
     }
 
     pub fn set_rate(&mut self, kind: Arrivals, per_s: f64) {
-        self.exp = (per_s > 0.0).then(|| Exp::new(per_s).expect("a validated rate is finite"));
+        self.exp = (per_s > 0.0).then(|| Exp::new(per_s / 1e9).expect("a validated rate is finite"));
         self.constant = (kind == Arrivals::Constant).then(|| {
             if per_s > 0.0 {
                 nanos(Duration::from_secs_f64((1.0 / per_s).min(1e9)))
@@ -43,10 +43,7 @@ impl OpenLoop {
     #[inline]
     fn gap(&mut self) -> Option<Nanos> {
         match self.constant {
-            None => {
-                let gap = self.exp.as_ref()?.sample(&mut self.rng).min(1e9);
-                Some(nanos(Duration::from_secs_f64(gap)))
-            }
+            None => Some(round_nanos(self.exp.as_ref()?.sample(&mut self.rng))),
             Some(0) => None,
             Some(g) => Some(g),
         }

@@ -3,11 +3,10 @@
 
 use super::engine::{Caller, Engine, Ev, TIMEOUTS};
 use super::hedge::Sent;
-use crate::queue::{nanos, Nanos};
+use crate::queue::{nanos, round_nanos, Nanos};
 use rand_distr::Distribution;
 use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
-use std::time::Duration;
 
 mod records;
 pub(super) use records::{User, Users};
@@ -171,7 +170,7 @@ impl Engine<'_> {
     #[inline]
     pub(super) fn think_then_send(&mut self, t: Nanos, c: u32) {
         let think = match &self.think {
-            Some(exp) => nanos(Duration::from_secs_f64(exp.sample(&mut self.rng).min(1e9))),
+            Some(exp) => round_nanos(exp.sample(&mut self.rng)),
             None => 0,
         };
         self.q.push(t.saturating_add(think), Ev::Think(c));

@@ -2,7 +2,7 @@
 //! events of `top` or of a bucket too full to sort (Tang et al. 2005, section 3).
 
 use super::bucket::{Blocks, Bucket};
-use super::{LadderScheduler, MAX_BUCKETS, SPLIT, TARGET};
+use super::{LadderScheduler, MAX_BUCKETS, MAX_RUNGS, SPLIT, TARGET};
 use crate::queue::Nanos;
 use crate::scheduler::Entry;
 
@@ -80,5 +80,47 @@ impl<T> LadderScheduler<T> {
         self.top = items;
         let r = &self.rungs[0];
         self.top_start = r.bucket_start(r.nb);
+    }
+}
+
+impl<T> LadderScheduler<T> {
+    /// Fills `bottom` with the next bucket; false when nothing waits.
+    pub(super) fn refill(&mut self) -> bool {
+        self.flush();
+        loop {
+            let depth = self.rungs.len();
+            let Some(r) = self.rungs.last_mut() else {
+                if self.top.is_empty() {
+                    self.top_start = 0;
+                    return false;
+                }
+                self.rung_from_top();
+                continue;
+            };
+            while r.cur < r.nb && r.buckets[r.cur].is_empty() {
+                r.cur += 1;
+            }
+            if r.cur == r.nb {
+                // Its buckets are empty (their blocks went back to the store when taken).
+                let mut retired = self.rungs.pop().expect("a rung is there");
+                retired.buckets.clear();
+                self.spare.push(retired);
+                continue;
+            }
+            let i = r.cur;
+            r.cur += 1;
+            r.cur_start = r.bucket_start(r.cur);
+            if r.buckets[i].len() > r.split && r.shift > 0 && depth < MAX_RUNGS {
+                let mut items = std::mem::take(&mut r.buckets[i]);
+                let (lo, hi) = items.span(&self.blocks).expect("not empty");
+                let last = hi.max(r.cur_start.saturating_sub(1));
+                // Each block goes back to the store as it empties, for the new rung to fill.
+                self.add_rung(lo, last, items.len(), |blocks| items.pop(blocks));
+                continue;
+            }
+            r.buckets[i].drain_into(&mut self.bottom, &mut self.blocks);
+            self.bottom.sort_unstable_by_key(|e| std::cmp::Reverse(e.packed()));
+            return true;
+        }
     }
 }

@@ -5,7 +5,7 @@ use proptest::prelude::*;
 /// before it is popped; every event of the ladder far at least.
 #[test]
 fn every_event_is_looked_at_far_then_near() {
-    let mut q = EventQueue::new();
+    let mut q = EventQueue::with_scheduler(crate::ladder::LadderScheduler::default());
     for i in 0..200u64 {
         q.push_lane(0, i * 10, i);
         q.push(i * 10 + 5, 1000 + i);

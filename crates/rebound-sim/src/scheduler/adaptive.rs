@@ -1,0 +1,175 @@
+//! The engine's scheduler: a binary heap while few events wait, the ladder queue once many do.
+//!
+//! Why: a ladder queue's cost per event does not grow with the number of events waiting, but
+//! it has a fixed cost — building a rung for a couple of events, sorting a bucket, merging its
+//! late heap — that a binary heap of a few events does not pay. Scenario A of issue 40 (an
+//! M/M/1/K queue: 2–3 events in the scheduler, the timeouts in their FIFO lane) spent 55 % of
+//! its time in the ladder; at a million events the heap pays ~20 cache misses a pop and the
+//! ladder wins by 8×. So this scheduler holds its events in a heap until more than [`UP`]
+//! wait, moves them all to a ladder then, and back to a heap once fewer than [`DOWN`] do. The
+//! gap between the two ([`UP`] = 4 × [`DOWN`]) is the hysteresis: a switch moves every waiting
+//! event once (O(n)), and at least `UP - DOWN` inserts or pops come between two switches, so
+//! the moves cost O(1) per event amortized whatever the load does.
+//!
+//! Both structures yield events by `(time, sequence)`, smallest first, and a switch moves
+//! entries with their keys, so the order of events is the one the heap alone gives
+//! (the proptests in `adaptive/tests.rs`, across switches both ways).
+//!
+//! The thresholds: `scripts/engine_instructions.sh` with the switch at 65,536 counted scenario
+//! A 14 % below the ladder-only engine but the three-tier stack (about 3,000 events waiting)
+//! 21 % above it, and `cargo bench -p rebound-sim --bench queue_sweep -- --ladder` has the
+//! ladder alone ahead of the bare heap from about 1,000 events waiting; the heap keeps only
+//! the few-event case.
+
+use super::{Entry, Reversed, Scheduler};
+use crate::ladder::LadderScheduler;
+use crate::queue::Nanos;
+use std::collections::BinaryHeap;
+
+/// Events waiting above which the heap's events move to the ladder.
+pub const UP: usize = 1 << 8;
+/// Events waiting below which the ladder's events move back to a heap.
+pub const DOWN: usize = UP / 4;
+
+/// A binary heap while small, a ladder queue while large; see the [module docs](self).
+pub struct AdaptiveScheduler<T> {
+    heap: BinaryHeap<Reversed<T>>,
+    ladder: LadderScheduler<T>,
+    on_ladder: bool,
+    up: usize,
+    down: usize,
+}
+
+impl<T> Default for AdaptiveScheduler<T> {
+    fn default() -> Self {
+        Self::with_thresholds(DOWN, UP)
+    }
+}
+
+impl<T> std::fmt::Debug for AdaptiveScheduler<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AdaptiveScheduler")
+            .field("len", &self.len())
+            .field("on_ladder", &self.on_ladder)
+            .field("down", &self.down)
+            .field("up", &self.up)
+            .finish()
+    }
+}
+
+impl<T> AdaptiveScheduler<T> {
+    /// A scheduler that moves to the ladder when more than `up` events wait and back to a heap
+    /// when fewer than `down` do (the defaults: [`DOWN`], [`UP`]).
+    ///
+    /// # Panics
+    /// If `down >= up` (no hysteresis: a load hovering at the threshold would move every event
+    /// at every operation).
+    pub fn with_thresholds(down: usize, up: usize) -> Self {
+        assert!(down < up, "AdaptiveScheduler: down ({down}) must be below up ({up})");
+        AdaptiveScheduler {
+            heap: BinaryHeap::new(),
+            ladder: LadderScheduler::default(),
+            on_ladder: false,
+            up,
+            down,
+        }
+    }
+
+    /// Whether the events are in the ladder (else in the heap).
+    pub fn on_ladder(&self) -> bool {
+        self.on_ladder
+    }
+
+    /// Moves every event from the heap to the ladder (the heap keeps its buffer for the way
+    /// back).
+    #[cold]
+    fn move_to_ladder(&mut self) {
+        for Reversed(e) in self.heap.drain() {
+            self.ladder.insert_entry(e);
+        }
+        self.on_ladder = true;
+    }
+
+    /// Moves every event from the ladder to the heap: popped in order, each is a leaf of the
+    /// heap where it lands (no sift), so the move is O(n).
+    #[cold]
+    fn move_to_heap(&mut self) {
+        self.heap.reserve(self.ladder.len());
+        while let Some(e) = self.ladder.pop_entry() {
+            self.heap.push(Reversed(e));
+        }
+        self.on_ladder = false;
+    }
+}
+
+impl<T> Scheduler<T> for AdaptiveScheduler<T> {
+    #[inline]
+    fn insert(&mut self, at: Nanos, seq: u64, item: T) {
+        let e = Entry::new(at, seq, item);
+        if self.on_ladder {
+            return self.ladder.insert_entry(e);
+        }
+        self.heap.push(Reversed(e));
+        if self.heap.len() > self.up {
+            self.move_to_ladder();
+        }
+    }
+
+    #[inline]
+    fn peek(&mut self) -> Option<(Nanos, u64)> {
+        if self.on_ladder {
+            self.ladder.peek()
+        } else {
+            self.heap.peek().map(|e| e.0.key())
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<(Nanos, u64, T)> {
+        if !self.on_ladder {
+            return self.heap.pop().map(|Reversed(e)| e.into_parts());
+        }
+        let e = self.ladder.pop_entry();
+        if self.ladder.len() < self.down {
+            self.move_to_heap();
+        }
+        e.map(Entry::into_parts)
+    }
+
+    fn len(&self) -> usize {
+        self.heap.len() + self.ladder.len()
+    }
+
+    fn retain(&mut self, keep: &mut dyn FnMut(&T) -> bool) {
+        self.heap.retain(|e| keep(&e.0.item));
+        self.ladder.retain(keep);
+        if self.on_ladder && self.ladder.len() < self.down {
+            self.move_to_heap();
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.heap.capacity() * std::mem::size_of::<Entry<T>>() + self.ladder.bytes()
+    }
+
+    #[inline]
+    fn ahead(&self, k: usize) -> Option<&T> {
+        if self.on_ladder {
+            self.ladder.ahead(k)
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn known_ahead(&self) -> usize {
+        if self.on_ladder {
+            self.ladder.known_ahead()
+        } else {
+            0
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
