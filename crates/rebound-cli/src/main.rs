@@ -9,6 +9,7 @@ mod exec;
 mod experiment;
 mod export;
 mod first_screen;
+mod fit;
 mod html;
 mod install;
 mod lab;
@@ -56,6 +57,7 @@ enum Command {
     Advise(advise::Args),
     Sweep(sweep::Args),
     Export(export::Args),
+    Fit(fit::Args),
     /// Brooker's optimistic-concurrency benchmark: work and completion time of N contending
     /// clients under each backoff strategy.
     Contend(contend::Args),
@@ -143,6 +145,7 @@ fn main() -> ExitCode {
         Command::Advise(args) => advise::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Export(args) => export::run(args),
+        Command::Fit(args) => fit::run(args),
         Command::Contend(args) => contend::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Load(args) => load::run(args),

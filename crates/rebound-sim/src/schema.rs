@@ -160,11 +160,13 @@ string_schema!(
 string_schema!(
     crate::graph::ServiceTime,
     "ServiceTime",
-    r"^\s*(s5|(constant|exponential|lognormal|linear)\s*:.+)$",
+    r"^\s*(s5|(constant|exponential|lognormal|linear|empirical)\s*:.+)$",
     "A service time or network delay: `constant:DURATION`, `exponential:MEAN`, \
      `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h), \
-     `linear:base=DURATION,per_in_flight=DURATION` (0 < base <= 1h, 0 <= per_in_flight <= 1h) \
-     or `s5` (S5's server, configured by `[server]`). A network delay (`latency`) takes any \
+     `linear:base=DURATION,per_in_flight=DURATION` (0 < base <= 1h, 0 <= per_in_flight <= 1h), \
+     `empirical:p0=DURATION,...,p100=DURATION` (a quantile table from data, 2 to 16 points, \
+     percentiles increasing, durations not decreasing, in (0, 1h]; sampled by linear \
+     interpolation) or `s5` (S5's server, configured by `[server]`). A network delay (`latency`) takes any \
      form but `s5` and `linear`."
 );
 

@@ -27,7 +27,7 @@ mod api;
 mod builtins;
 mod control;
 mod runs;
-mod serve;
+pub(crate) mod serve;
 mod store;
 mod stream;
 

@@ -94,6 +94,7 @@ fn service_time(t: ServiceTime, f: f64) -> Result<ServiceTime, LiveError> {
         ServiceTime::Linear { base, per_in_flight } => {
             ServiceTime::Linear { base: times(base, f)?, per_in_flight: times(per_in_flight, f)? }
         }
+        ServiceTime::Empirical(q) => ServiceTime::Empirical(q.try_map(|d| times(d, f))?),
         ServiceTime::S5 => ServiceTime::S5,
     })
 }

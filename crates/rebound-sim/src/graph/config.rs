@@ -5,7 +5,9 @@ use rebound_retry::Spec;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
+mod empirical;
 mod service_time;
+pub use empirical::{EmpiricalTable, Quantiles};
 pub(crate) use service_time::latency_option;
 pub use service_time::{Sampler, ServiceTime};
 
@@ -261,6 +263,7 @@ mod tests {
             "exponential:5ms",
             "lognormal:p50=20ms,p99=120ms",
             "linear:base=1s,per_in_flight=10ms",
+            "empirical:p0=1ms,p50=4ms,p99.9=30ms,p100=80ms",
             "s5",
         ] {
             let t: ServiceTime = s.parse().unwrap();

@@ -117,8 +117,8 @@ mod users;
 
 pub(crate) use config::is_zero;
 pub use config::{
-    CallConfig, OnFull, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS, MAX_CALLS, MAX_QUEUE,
-    MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
+    CallConfig, EmpiricalTable, OnFull, Quantiles, Rate, Sampler, ServiceConfig, ServiceTime, MAX_ARRIVALS,
+    MAX_CALLS, MAX_QUEUE, MAX_REFUSAL_COST, MAX_SERVICES, MAX_WORKERS,
 };
 pub use defense::{
     Balancer, Codel, CodelConfig, ConcurrencyLimit, ConcurrencyLimiter, Discipline, QueueDiscipline,

@@ -1,12 +1,16 @@
 //! A service's time per request (`service_time = "lognormal:p50=20ms,p99=120ms"`): its forms,
 //! their parsing and printing, and the sampler a run draws from.
 
+use super::empirical::{EmpiricalTable, Quantiles};
 use rand::Rng;
 use rand_distr::{Distribution, Exp, LogNormal};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// How long a worker spends on one request (its own work, downstream calls excluded).
+// The `empirical` table is held inline (16 points) so that the type stays `Copy`, as the
+// scenario's code relies on; it is read once per run, so its size costs nothing measurable.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ServiceTime {
     /// Always the same.
@@ -21,6 +25,11 @@ pub enum ServiceTime {
         /// The 99th percentile, ≥ p50.
         p99: Duration,
     },
+    /// A quantile table from data (`empirical:p0=1ms,p50=4ms,p99=30ms,p100=80ms`): from p0 to
+    /// p100, percentiles increasing, durations not decreasing, 2 to 16 points; sampled by
+    /// linear interpolation between them (`rebound fit` writes it when a log-normal fits
+    /// badly).
+    Empirical(Quantiles),
     /// S5's server ([`crate::server`]): delay grows with concurrency, per `[server]`; no worker
     /// limit, no queue beyond the accept backlog.
     S5,
@@ -39,6 +48,9 @@ pub enum ServiceTime {
 const Z99: f64 = 2.326_347_874;
 
 /// A service-time distribution ready to sample, in nanoseconds.
+// One per service, built once per run; the `empirical` table inline keeps sampling free of an
+// indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy)]
 pub enum Sampler {
     /// Always this many nanoseconds.
@@ -47,6 +59,8 @@ pub enum Sampler {
     Exponential(Exp<f64>),
     /// Log-normal.
     LogNormal(LogNormal<f64>),
+    /// A quantile table.
+    Empirical(EmpiricalTable),
     /// `base + per × in flight`, in nanoseconds.
     Linear {
         /// At no load.
@@ -65,6 +79,7 @@ impl Sampler {
             Sampler::Constant(v) => *v,
             Sampler::Exponential(e) => e.sample(rng),
             Sampler::LogNormal(l) => l.sample(rng),
+            Sampler::Empirical(t) => t.at(rng.random::<f64>()),
             Sampler::Linear { base, per } => base + per * in_flight as f64,
         };
         v.clamp(1.0, 1e15)
@@ -85,6 +100,7 @@ impl ServiceTime {
             ServiceTime::Linear { base, per_in_flight } => {
                 Sampler::Linear { base: ns(base), per: ns(per_in_flight) }
             }
+            ServiceTime::Empirical(q) => Sampler::Empirical(q.table()),
             ServiceTime::S5 => return None,
         })
     }
@@ -101,6 +117,7 @@ impl ServiceTime {
         match *self {
             ServiceTime::Constant(d) | ServiceTime::Exponential(d) => Some(d),
             ServiceTime::Linear { base, .. } => Some(base),
+            ServiceTime::Empirical(q) => Some(q.mean()),
             ServiceTime::LogNormal { p50, p99 } => {
                 let sigma = (p99.as_secs_f64() / p50.as_secs_f64()).ln() / Z99;
                 Some(p50.mul_f64((sigma * sigma / 2.0).exp()))
@@ -113,7 +130,7 @@ impl ServiceTime {
 /// The forms a network delay (`latency`) accepts: those of a service time that do not depend on
 /// load.
 const DELAY_FORMS: &str =
-    "`constant:DURATION`, `exponential:MEAN` or `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h)";
+    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h) or `empirical:p0=DURATION,...,p100=DURATION` (2 to 16 points, percentiles increasing, durations not decreasing, in (0, 1h])";
 
 impl ServiceTime {
     /// Reads a network delay (`clients.latency`, `service.call.latency`): a service-time form
@@ -153,7 +170,7 @@ pub mod latency_option {
 }
 
 const SERVICE_TIME_FORMS: &str =
-    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h), `linear:base=DURATION,per_in_flight=DURATION` (0 < base <= 1h, 0 <= per_in_flight <= 1h) or `s5`";
+    "`constant:DURATION`, `exponential:MEAN`, `lognormal:p50=DURATION,p99=DURATION` (0 < p50 <= p99 <= 1h), `linear:base=DURATION,per_in_flight=DURATION` (0 < base <= 1h, 0 <= per_in_flight <= 1h), `empirical:p0=DURATION,...,p100=DURATION` (2 to 16 points, percentiles increasing, durations not decreasing, in (0, 1h]) or `s5`";
 
 fn duration(s: &str) -> Option<Duration> {
     let d = humantime::parse_duration(s.trim()).ok()?;
@@ -182,6 +199,9 @@ impl std::str::FromStr for ServiceTime {
         match kind.trim() {
             "constant" => duration(args).map(ServiceTime::Constant).ok_or_else(bad),
             "exponential" => duration(args).map(ServiceTime::Exponential).ok_or_else(bad),
+            "empirical" => Quantiles::parse(args)
+                .map(ServiceTime::Empirical)
+                .map_err(|e| format!("invalid service_time `{s}`: {e}; must be {SERVICE_TIME_FORMS}")),
             "lognormal" => {
                 let (mut p50, mut p99) = (None, None);
                 for kv in args.split(',') {
@@ -224,6 +244,13 @@ impl std::fmt::Display for ServiceTime {
             ServiceTime::LogNormal { p50, p99 } => write!(f, "lognormal:p50={},p99={}", h(p50), h(p99)),
             ServiceTime::Linear { base, per_in_flight } => {
                 write!(f, "linear:base={},per_in_flight={}", h(base), h(per_in_flight))
+            }
+            ServiceTime::Empirical(q) => {
+                f.write_str("empirical:")?;
+                for (i, (p, d)) in q.points().enumerate() {
+                    write!(f, "{}p{p}={}", if i == 0 { "" } else { "," }, h(&d))?;
+                }
+                Ok(())
             }
             ServiceTime::S5 => f.write_str("s5"),
         }

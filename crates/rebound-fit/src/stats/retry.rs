@@ -1,0 +1,159 @@
+//! The retry policy a hop already runs, read from its retry chains: how many retries it makes
+//! at most, its first delay, the factor between delays and the jitter's kind.
+//!
+//! A chain is one call's attempts (the first and its resends). The gap before retry `k` is the
+//! time from attempt `k`'s end to attempt `k + 1`'s start: the policy's delay. With delay `d`:
+//! no jitter gives gaps of `d` (coefficient of variation 0), equal jitter `d/2 + U[0, d/2]`
+//! (mean `3d/4`, CV `1/√27` ≈ 0.19), full jitter `U[0, d]` (mean `d/2`, CV `1/√3` ≈ 0.58)
+//! (the jitter formulas of the guide's policy specs). The CV of the first gaps picks the kind
+//! (boundaries at 0.1 and 0.35); `d₁` (the base) is their mean over the kind's ratio; the factor
+//! is `d₂ / d₁` when second retries were seen.
+
+use super::Moments;
+use serde::Serialize;
+
+/// Most retry indices whose gaps are kept.
+pub const MAX_INDEX: usize = 16;
+/// Fewest first gaps to tell the jitter's kind.
+pub const MIN_GAPS: u64 = 5;
+
+/// A hop's retries as seen, and the policy fitted to them.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RetryFit {
+    /// Calls (chains) seen.
+    pub chains: u64,
+    /// Chains with at least one retry.
+    pub retried: u64,
+    /// The most retries in one chain.
+    pub max_retries_seen: u32,
+    /// Chains that failed after all their attempts, and how many of those ended at the most
+    /// retries seen.
+    pub gave_up: u64,
+    /// Of `gave_up`, those that made `max_retries_seen` retries.
+    pub gave_up_at_max: u64,
+    /// The first delay, in seconds (`None` without retries).
+    pub base_s: Option<f64>,
+    /// The half-width of the base's 95 % interval, in seconds.
+    pub base_ci_s: Option<f64>,
+    /// The factor between delays (`None` without second retries).
+    pub factor: Option<f64>,
+    /// `none`, `equal` or `full`, or `None` with fewer than [`MIN_GAPS`] first gaps.
+    pub jitter: Option<&'static str>,
+    /// The coefficient of variation of the first gaps.
+    pub first_gap_cv: Option<f64>,
+    /// The policy as a Rebound spec.
+    pub policy: String,
+    /// How sure the fit is, in words (sample sizes and what is unknown).
+    pub confidence: String,
+}
+
+/// Fits the policy: `attempts[i]` = chains with `i + 1` attempts, `failed[i]` = those of them
+/// that failed in the end, `gaps[k]` = the gaps before retry `k + 1`.
+pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments]) -> RetryFit {
+    let chains: u64 = attempts.iter().sum();
+    let retried: u64 = attempts.iter().skip(1).sum();
+    let max_retries_seen = attempts.iter().rposition(|&n| n > 0).unwrap_or(0) as u32;
+    let gave_up: u64 = failed.iter().sum();
+    let gave_up_at_max = failed.get(max_retries_seen as usize).copied().unwrap_or(0);
+    let g1 = gaps.first().copied().unwrap_or_default();
+    let (jitter, ratio) = match (g1.n >= MIN_GAPS).then(|| g1.cv()) {
+        Some(cv) if cv < 0.1 => (Some("none"), 1.0),
+        Some(cv) if cv < 0.35 => (Some("equal"), 0.75),
+        Some(_) => (Some("full"), 0.5),
+        None => (None, 1.0),
+    };
+    let base_s = (g1.n > 0).then(|| g1.mean / ratio);
+    let base_ci_s = (g1.n > 1).then(|| g1.half_width95() / ratio);
+    let g2 = gaps.get(1).copied().unwrap_or_default();
+    let factor = match (base_s, g2.n >= 3) {
+        (Some(b), true) if b > 0.0 => Some(((g2.mean / ratio) / b).max(1.0)),
+        _ => None,
+    };
+    let policy = spec(max_retries_seen, base_s, factor, jitter);
+    let mut words = vec![format!("{chains} calls, {retried} retried")];
+    if retried > 0 {
+        words.push(format!("{} first gaps", g1.n));
+        if jitter.is_none() {
+            words.push("too few gaps to tell the jitter (none written)".into());
+        }
+        if factor.is_none() && max_retries_seen > 1 {
+            words.push("too few second retries to tell the factor".into());
+        }
+        words.push(match gave_up_at_max {
+            0 => format!("no call gave up: the limit may be above {max_retries_seen}"),
+            n => format!("{n} of {gave_up} failed calls gave up after {max_retries_seen} retries"),
+        });
+    }
+    RetryFit {
+        chains,
+        retried,
+        max_retries_seen,
+        gave_up,
+        gave_up_at_max,
+        base_s,
+        base_ci_s,
+        factor,
+        jitter,
+        first_gap_cv: (g1.n > 1).then(|| g1.cv()),
+        policy,
+        confidence: words.join("; "),
+    }
+}
+
+fn spec(max_retries: u32, base_s: Option<f64>, factor: Option<f64>, jitter: Option<&str>) -> String {
+    let Some(base) = base_s.filter(|_| max_retries > 0) else {
+        return "constant:max-retries=0".into();
+    };
+    let base = crate::fmt_duration(base);
+    let jitter = jitter.unwrap_or("none");
+    match factor {
+        Some(f) if f > 1.1 && max_retries > 1 => {
+            format!("exponential:base={base},factor={f:.2},jitter={jitter},max-retries={max_retries}")
+        }
+        _ => format!("constant:base={base},jitter={jitter},max-retries={max_retries}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gaps(values: &[&[f64]]) -> Vec<Moments> {
+        values
+            .iter()
+            .map(|v| {
+                let mut m = Moments::default();
+                v.iter().for_each(|&x| m.add(x));
+                m
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exponential_without_jitter() {
+        let g = gaps(&[&[0.1; 10], &[0.2; 6], &[0.4; 3]]);
+        let f = fit_retries(&[20, 4, 3, 3], &[0, 0, 0, 3], &g);
+        assert_eq!(f.policy, "exponential:base=100ms,factor=2.00,jitter=none,max-retries=3");
+        assert_eq!((f.max_retries_seen, f.gave_up_at_max), (3, 3));
+    }
+
+    #[test]
+    fn full_jitter_doubles_the_mean() {
+        let first: Vec<f64> = (0..100).map(|i| i as f64 / 100.0 * 0.2).collect(); // U[0, 200ms]
+        let f = fit_retries(&[100, 100], &[0, 10], &gaps(&[&first]));
+        assert_eq!(f.jitter, Some("full"));
+        assert!((f.base_s.unwrap() - 0.2).abs() < 0.01, "{f:?}");
+        assert!(
+            f.policy.starts_with("constant:base=") && f.policy.ends_with("jitter=full,max-retries=1"),
+            "{}",
+            f.policy
+        );
+    }
+
+    #[test]
+    fn no_retries() {
+        let f = fit_retries(&[50], &[2], &[]);
+        assert_eq!(f.policy, "constant:max-retries=0");
+        assert_eq!(f.retried, 0);
+    }
+}
