@@ -31,7 +31,11 @@ async fn a_trace_file_is_fitted_drawn_and_opened_as_the_draft() {
         assert!(names.iter().any(|n| n == service), "{service}: {names:?}");
     }
     let calls = s.js("return [...document.querySelectorAll('#fit-graph g.edge')].map(g => g.dataset.from + '->' + g.dataset.to)").await;
-    assert_eq!(calls, serde_json::json!(["users->front", "front->api", "api->db"]));
+    assert_eq!(
+        calls,
+        serde_json::json!(["users->front", "front->api", "api->db", "api->db"]),
+        "api calls db twice per request"
+    );
     let summary = s.texts("#fit-summary").await.concat();
     assert!(summary.contains("3 services and 2 calls"), "{summary}");
     let notes = s.texts("#fit-notes li").await.join("\n");
