@@ -72,7 +72,7 @@ async fn fit(State(store): State<Arc<Store>>, headers: HeaderMap, body: Bytes) -
 /// Fits `body`, a trace file named `name`: `rebound fit --json`'s document and `notes`.
 fn fit_bytes(store: &Store, body: &[u8], name: &str) -> Result<Value, (StatusCode, String)> {
     let internal = |e: String| (StatusCode::INTERNAL_SERVER_ERROR, e);
-    let file = store.put(body).map_err(|e| internal(format!("cannot keep the uploaded file: {e}")))?;
+    let file = store.put_bytes(body).map_err(|e| internal(format!("cannot keep the uploaded file: {e}")))?;
     // Messages and warnings name the upload, not the store's file.
     let path = file.path().display().to_string();
     let rename = |text: String| text.replace(&path, name);

@@ -47,12 +47,19 @@ impl Store {
         Ok(Store { dir, next: AtomicU64::new(0) })
     }
 
-    /// Writes `bytes` (a document's text, an uploaded trace file) to a new file of the store.
+    /// Writes `text` to a new file of the store.
     ///
     /// # Errors
     /// The file cannot be written (a full disk, the store removed as the lab ends).
-    pub fn put(&self, bytes: impl AsRef<[u8]>) -> std::io::Result<Arc<Stored>> {
-        let bytes = bytes.as_ref();
+    pub fn put(&self, text: &str) -> std::io::Result<Arc<Stored>> {
+        self.put_bytes(text.as_bytes())
+    }
+
+    /// Writes `bytes` (an uploaded trace file) to a new file of the store.
+    ///
+    /// # Errors
+    /// As [`Store::put`].
+    pub fn put_bytes(&self, bytes: &[u8]) -> std::io::Result<Arc<Stored>> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("{n}.out"));
         let stored = Stored { path, len: bytes.len() as u64 };
