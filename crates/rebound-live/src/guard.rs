@@ -14,6 +14,9 @@
 //! - **`POST`** (`PUT`, `PATCH`) bodies must be `Content-Type: application/json` (415 otherwise: a cross-site
 //!   form or `text/plain` request cannot send that without a CORS preflight, which the server
 //!   never answers), at most [`MAX_BODY`] bytes (413), and arrive within [`BODY_TIMEOUT`] (408).
+//!   An upload route ([`guard_upload`]: `rebound lab`'s `POST /api/fit`, a trace file) also takes
+//!   `application/octet-stream` (not sendable cross-site without a preflight either) and bodies
+//!   of at most [`MAX_UPLOAD`] bytes.
 //!
 //! Refusals are JSON `{"error": ...}`. The servers bind loopback unless told otherwise
 //! (`--allow-remote`), and then accept IP literals only.
@@ -30,6 +33,10 @@ use std::time::Duration;
 
 /// The largest request body a guarded route reads: 1 MiB (a scenario's TOML is a few KiB).
 pub const MAX_BODY: usize = 1 << 20;
+
+/// The largest request body an upload route ([`guard_upload`]) reads: 64 MiB (a trace file
+/// of some 200,000 spans as OTLP JSON; `rebound fit FILE` reads larger files).
+pub const MAX_UPLOAD: usize = 64 << 20;
 
 /// How long a request body may take to arrive once its headers have: 10 s.
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -69,7 +76,8 @@ impl Allowed {
     }
 
     /// The refusal of a request with these headers, if any.
-    fn refusal(&self, method: &Method, headers: &HeaderMap) -> Option<Response> {
+    /// `upload` also takes `application/octet-stream` bodies.
+    fn refusal(&self, method: &Method, headers: &HeaderMap, upload: bool) -> Option<Response> {
         let value = |name| headers.get(name).map(|v| v.to_str().unwrap_or("\u{fffd}"));
         match value(header::HOST) {
             Some(h) if self.host(h) => {}
@@ -92,9 +100,11 @@ impl Allowed {
                 format!("Origin {o}: {} answers only its own page (http://{})", self.name, self.local),
             ));
         }
-        let json = value(header::CONTENT_TYPE)
-            .and_then(|t| t.split(';').next())
-            .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
+        let json =
+            value(header::CONTENT_TYPE).and_then(|t| t.split(';').next()).map(str::trim).is_some_and(|t| {
+                t.eq_ignore_ascii_case("application/json")
+                    || (upload && t.eq_ignore_ascii_case("application/octet-stream"))
+            });
         // Methods with a body; a cross-site DELETE needs a CORS preflight, which the server never
         // answers, so it needs no content type.
         let has_body = matches!(*method, Method::POST | Method::PUT | Method::PATCH);
@@ -102,9 +112,10 @@ impl Allowed {
             return Some(error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!(
-                    "Content-Type {}: {} takes application/json only",
+                    "Content-Type {}: {} takes application/json{} only",
                     value(header::CONTENT_TYPE).unwrap_or("(none)"),
-                    self.name
+                    self.name,
+                    if upload { " or application/octet-stream" } else { "" }
                 ),
             ));
         }
@@ -123,20 +134,39 @@ pub fn error(status: StatusCode, message: String) -> Response {
 /// The middleware (`axum::middleware::from_fn_with_state(Arc::new(allowed), guard)`): the
 /// rules above, then the body read in full (bounded in size and time) before the route sees it.
 pub async fn guard(State(allowed): State<Arc<Allowed>>, req: Request, next: Next) -> Response {
-    if let Some(refusal) = allowed.refusal(req.method(), req.headers()) {
+    checked(&allowed, req, next, MAX_BODY).await
+}
+
+/// The middleware of an upload route: [`guard`]'s rules, with `application/octet-stream`
+/// bodies too and up to [`MAX_UPLOAD`] bytes (413 past it, naming the bound).
+pub async fn guard_upload(State(allowed): State<Arc<Allowed>>, req: Request, next: Next) -> Response {
+    checked(&allowed, req, next, MAX_UPLOAD).await
+}
+
+/// The size of `bytes` as the refusals write it: whole MiB past 1 MiB, else KiB.
+fn size(bytes: usize) -> String {
+    if bytes > 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+async fn checked(allowed: &Allowed, req: Request, next: Next, max: usize) -> Response {
+    if let Some(refusal) = allowed.refusal(req.method(), req.headers(), max > MAX_BODY) {
         return refusal;
     }
     if req.method() == Method::GET || req.method() == Method::HEAD {
         return next.run(req).await;
     }
     let (parts, body) = req.into_parts();
-    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY));
+    let read = tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, max));
     let bytes: Bytes = match read.await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(e)) if is_too_long(&e) => {
             return error(
                 StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the request body is over {} KiB, {}'s bound", MAX_BODY >> 10, allowed.name),
+                format!("the request body is over {}, {}'s bound", size(max), allowed.name),
             )
         }
         Ok(Err(e)) => return error(StatusCode::BAD_REQUEST, format!("cannot read the request body: {e}")),

@@ -11,6 +11,7 @@ import { resizeAll } from "./charts.js";
 import { redrawGraph } from "./editor.js";
 import { watchTitle } from "./title.js";
 import * as advise from "./advise.js";
+import * as fit from "./fit.js";
 import { dropUnused } from "./tomltext.js";
 
 const $ = (id) => document.getElementById(id);
@@ -51,6 +52,7 @@ async function init() {
   window.addEventListener("pagehide", run.onLeave);
   window.addEventListener("resize", () => { resizeAll(document); redrawGraph(); });
   advise.init();
+  fit.init();
   exports();
   const linked = history.fromFragment();
   const draft = await drafts.restore();

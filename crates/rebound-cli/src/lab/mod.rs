@@ -15,11 +15,13 @@
 //! | `POST /api/advise` | `{"scenario": TOML text, "runs": N, "candidates": N, "target": P, "seed": S}` (all but `scenario` optional) → 202 `{"id", "plan"}` or 400/429 `{"error"}`: the stack advisor (`rebound advise --scenario`) on the page's stack, see `advise` |
 //! | `GET /api/advise/{id}` | 200 `advise --json`'s document with `draft` and `evidence`; 202 `{"runs", "runs_at_most"}` while searching; 422 `{"error"}` |
 //! | `DELETE /api/advise/{id}` | cancels a search: 202, 409 if it had ended, 404 |
+//! | `POST /api/fit` | a trace file's bytes (OTLP JSON or protobuf, Jaeger JSON; `application/octet-stream`, at most 64 MiB; its name in `X-Trace-File`) → 200 `rebound fit --json`'s document with `notes`, or 400/413 `{"error"}`: see `fit` |
 //!
 //! Every request first passes `guard`: a `Host` naming the lab's own address (its IP literal,
 //! `127.0.0.1`, `[::1]` or `localhost`, with its port; with `--allow-remote` on an unspecified
 //! address, any IP literal with the port — never a DNS name, which DNS rebinding controls), no
-//! foreign `Origin`, `application/json` bodies of at most 1 MiB arriving within 10 s. Refusals
+//! foreign `Origin`, `application/json` bodies of at most 1 MiB arriving within 10 s (`POST /api/fit`:
+//! also `application/octet-stream`, at most 64 MiB). Refusals
 //! are JSON: 403, 415, 413, 408. `serve` closes connections whose headers take over 10 s and
 //! gives open connections 1 s when the lab stops.
 
@@ -29,6 +31,7 @@ mod builtins;
 mod check;
 mod control;
 mod cost;
+mod fit;
 mod id;
 mod runs;
 pub(crate) mod serve;
@@ -87,9 +90,10 @@ async fn serve(addr: SocketAddr) -> Result<()> {
     crate::output::line(&format!("rebound lab: http://{local}/ (Ctrl-C to stop)"))?;
     let store = Arc::new(store::Store::new().context("cannot create the lab's directory of results")?);
     let runs = Arc::new(runs::Runs::new(store.clone()));
+    let allowed = guard::Allowed { local, name: "the lab" };
     serve::serve(
         listener,
-        api::router(guard::Allowed { local, name: "the lab" }, runs),
+        api::router(allowed, runs).merge(fit::router(allowed, store.clone())),
         crate::shutdown_signal(),
     )
     .await;

@@ -52,11 +52,19 @@ impl Store {
     /// # Errors
     /// The file cannot be written (a full disk, the store removed as the lab ends).
     pub fn put(&self, text: &str) -> std::io::Result<Arc<Stored>> {
+        self.put_bytes(text.as_bytes())
+    }
+
+    /// Writes `bytes` (an uploaded trace file) to a new file of the store.
+    ///
+    /// # Errors
+    /// As [`Store::put`].
+    pub fn put_bytes(&self, bytes: &[u8]) -> std::io::Result<Arc<Stored>> {
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         let path = self.dir.join(format!("{n}.out"));
-        let stored = Stored { path, len: text.len() as u64 };
+        let stored = Stored { path, len: bytes.len() as u64 };
         let mut file = std::fs::File::create(&stored.path)?;
-        file.write_all(text.as_bytes())?;
+        file.write_all(bytes)?;
         Ok(Arc::new(stored))
     }
 
@@ -83,6 +91,11 @@ impl Stored {
     /// Its length in bytes.
     pub fn len(&self) -> u64 {
         self.len
+    }
+
+    /// Where it is (for readers that take a path, such as `rebound-fit`'s).
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// Opens it for reading (an open file stays readable after it is removed).
