@@ -9,7 +9,7 @@
 //!   and `storm` on the fitted scenario agrees with the live run as the twin's own test asks
 //!   (goodput within 10 %, each service's amplification within 15 %, against the mean of 10
 //!   seeds; on every run: they held at a load average of 19 on two cores). With its 2 s hard-down outage every hop's retries are exhausted: the fit of that
-//!   run finds 3 on each, bases within 20 % (tests/twin_traces.rs, on its run).
+//!   run finds 3 on each (tests/twin_traces.rs, on its run; its bases under the outage only to within 2x).
 //! - A producer that is not Rebound (tests/fixtures/traces/pyapp, the OpenTelemetry Python
 //!   SDK): its committed OTLP and Jaeger files give the same fit (topology, fan-out, retries);
 //!   the app run live (when the venv has its packages) too.

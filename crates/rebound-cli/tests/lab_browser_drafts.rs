@@ -101,22 +101,22 @@ async fn the_form_checks_costs_and_keeps_drafts_across_reloads_and_tabs() {
     builtin_answering(&s, "S5's storm", true).await;
     until(SHORT, "the built-in loaded", || async { (toml(&s).await != edited).then_some(()) }).await;
 
-    // 4. The default storm with 200 replications: refused in the form, before it starts.
+    // 4. The default storm with 100 replications (the lab's most): refused in the form, before it starts.
     // (Once the lab has measured this machine: it does when the page first loads.) 20 were
-    // past the bound on a loaded machine but fit in 60 s on an idle 2-core one; 200 (about
-    // 700 CPU-s in a test build, 350 s on 2 cores) are past it on any machine we run on.
+    // past the bound on a loaded machine but fit in 60 s on an idle 2-core one; 100 (about
+    // 350 CPU-s in a test build, 175 s on 2 cores) are past it on any machine we run on.
     let estimate = until(Duration::from_secs(90), "the calibrated cost line", || async {
         let t = text(&s, "estimate").await;
         (t.contains("on this machine") && !t.contains("Still measuring")).then_some(t)
     })
     .await;
     assert!(estimate.contains("7 policies × 1 run"), "{estimate}");
-    s.type_into("#runs", "200").await;
+    s.type_into("#runs", "100").await;
     let m = until_text(&s, "runs-error", "the refusal at Replications", |t| !t.is_empty()).await;
-    assert!(m.contains("wall-clock bound of 60 s") && m.contains("200 runs"), "{m}");
+    assert!(m.contains("wall-clock bound of 60 s") && m.contains("100 runs"), "{m}");
     let estimate = text(&s, "estimate").await;
     assert!(
-        estimate.contains("7 policies × 200 runs") && estimate.contains("Refused before it starts"),
+        estimate.contains("7 policies × 100 runs") && estimate.contains("Refused before it starts"),
         "{estimate}"
     );
     s.el("#run").await.click().await.unwrap();
