@@ -42,14 +42,14 @@ fn bad_scopes_are_usage_errors_naming_the_key_and_values() {
     let text = std::fs::read_to_string(EXAMPLE).unwrap();
     let call = "\n[[service]]\nname = \"db\"\n";
     let cases = [
-        ("clients", text.replace(r#""client""#, r#""worker""#), "`shared` or `client`"),
+        ("clients", text.replace(r#""client""#, r#""worker""#), "shared or client"),
         (
             "call",
             text.replace(
                 "[outage]",
                 &format!("[[service.call]]\nto = \"db\"\nbudget_scope = \"client\"\n{call}\n[outage]"),
             ),
-            "`service` or `worker`",
+            "service or worker",
         ),
     ];
     for (name, text, values) in cases {
