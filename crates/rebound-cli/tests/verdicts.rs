@@ -198,7 +198,7 @@ async fn the_labs_runs_field_replicates_each_policy() {
     let body = json!({ "scenario": scenario, "policies": ["constant:base=1s"], "runs": 4 });
     let r = client.post(&url).json(&body).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 202);
-    let id = r.json::<Value>().await.unwrap()["id"].clone();
+    let id = r.json::<Value>().await.unwrap()["id"].as_str().expect("a run id").to_string();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let doc = loop {
         let r = reqwest::get(format!("{url}/{id}")).await.unwrap();
