@@ -7,6 +7,7 @@
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 use rebound_testkit::{free_port, wait_ready};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -37,7 +38,10 @@ impl Driver {
             );
         }
         let port = free_port();
+        // A process group of its own: the Chromium it starts joins it, and the whole group goes
+        // on drop (killing chromedriver alone leaves its browsers running, e.g. after a panic).
         let child = Command::new(CHROMEDRIVER)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -45,7 +49,7 @@ impl Driver {
             .expect("chromedriver starts");
         let mut driver = Driver { child, port };
         if !wait_ready(port, Duration::from_secs(20), |_| true) {
-            let _ = driver.child.kill();
+            drop(driver);
             panic!("chromedriver did not listen on port {port} within 20 s");
         }
         driver
@@ -54,7 +58,8 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let group = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
         let _ = self.child.wait();
     }
 }
