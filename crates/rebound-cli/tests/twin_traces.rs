@@ -96,11 +96,11 @@ fn fitted_retries(f: &Value, valid: bool) {
         .map(|e| (e["from"].as_str().unwrap(), e["to"].as_str().unwrap()))
         .collect();
     assert_eq!(edges, BTreeSet::from([("front", "api"), ("api", "db")]));
-    let mut hops = vec![("users", 0.100, &f["users"]["retries"])];
+    let mut hops = vec![("users", &f["users"]["retries"])];
     for e in f["edges"].as_array().unwrap() {
-        hops.push((e["from"].as_str().unwrap(), 0.010, &e["retries"]));
+        hops.push((e["from"].as_str().unwrap(), &e["retries"]));
     }
-    for (who, base, r) in hops {
+    for (who, r) in hops {
         let most = r["max_retries_seen"].as_u64().unwrap();
         assert!((1..=3).contains(&most), "{who}: {r}");
         if valid {
@@ -109,7 +109,6 @@ fn fitted_retries(f: &Value, valid: bool) {
             // here: under this run's outage the fitted bases are wrong (on a quiet machine front
             // 14.4 ms and api 24.7 ms for the 10 ms they ran, factors 1.70 and 1.37 for 2);
             // issue 36 stays open on it.
-            let _ = (base, traces::measured_base(base));
         }
     }
 }
