@@ -47,7 +47,7 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver starts");
-        let mut driver = Driver { child, port };
+        let driver = Driver { child, port };
         if !wait_ready(port, Duration::from_secs(20), |_| true) {
             drop(driver);
             panic!("chromedriver did not listen on port {port} within 20 s");
