@@ -3,6 +3,7 @@
 //! same seeds), refuses bad fields and searches past its bounds with the key named, and a
 //! cancelled search stops and gives its slot back.
 
+mod cli;
 mod lab_process;
 
 use assert_cmd::Command;
@@ -10,27 +11,8 @@ use lab_process::Lab;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
-const SMALL: &str = r#"duration = "30s"
-policies = ["exponential:base=10ms,max-retries=3"]
-[clients]
-rate = "50/s"
-[[service]]
-name = "api"
-[[service.call]]
-to = "db"
-policy = "exponential:base=10ms,max-retries=3"
-[[service]]
-name = "db"
-[outage]
-service = "db"
-kind = "hard-down"
-start = "10s"
-end = "15s"
-[advise]
-candidates = 3
-refine = 0
-first_runs = 1
-"#;
+/// api → db, db down 5 s, retries at both hops; a search of 3 candidates.
+const SMALL: &str = cli::SMALL_STACK;
 
 async fn post(url: &str, body: &Value) -> (u16, Value) {
     let r = reqwest::Client::new().post(url).json(body).send().await.unwrap();

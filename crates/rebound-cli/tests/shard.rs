@@ -1,29 +1,14 @@
 //! `--shard I/N` and `rebound merge`: the merged shards print exactly what the unsharded run
 //! prints, byte for byte.
 
-use assert_cmd::Command;
-use std::path::PathBuf;
+mod cli;
 
-fn rebound() -> Command {
-    Command::cargo_bin("rebound").unwrap()
-}
-
-fn stdout(args: &[&str]) -> Vec<u8> {
-    let out = rebound().args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rebound-shard-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use cli::{rebound, stdout, tempdir};
 
 /// Runs `args` whole and in `n` shards (in reverse order), merges, and compares.
 fn merged_equals_whole(name: &str, args: &[&str], n: u32) {
     let whole = stdout(args);
-    let dir = tempdir(name);
+    let dir = tempdir("shard", name);
     let mut files = Vec::new();
     for i in (0..n).rev() {
         let shard = format!("{i}/{n}");
@@ -113,7 +98,7 @@ type Forge = dyn Fn(&mut Vec<serde_json::Value>);
 
 #[test]
 fn merge_refuses_forged_headers_without_panicking_or_allocating() {
-    let dir = tempdir("forged");
+    let dir = tempdir("shard", "forged");
     let docs = map_shards(&dir);
     let forged = |f: &Forge| {
         let mut d = docs.clone();
@@ -158,7 +143,7 @@ fn merge_refuses_forged_headers_without_panicking_or_allocating() {
 /// negative recovery time merged with exit 0; §21: merge named only the first missing shard.
 #[test]
 fn merge_refuses_forged_cells_and_names_every_missing_shard() {
-    let dir = tempdir("cells");
+    let dir = tempdir("shard", "cells");
     let docs = map_shards(&dir);
     let cell = |d: &mut Vec<serde_json::Value>| d[0]["cells"][0][1].clone();
     let cases: Vec<(Box<Forge>, &str)> = vec![
@@ -194,7 +179,7 @@ fn merge_refuses_forged_cells_and_names_every_missing_shard() {
 
 #[test]
 fn merge_ignores_output_paths_inside_shard_files_and_takes_its_own() {
-    let dir = tempdir("paths");
+    let dir = tempdir("shard", "paths");
     let mut docs = map_shards(&dir);
     // The shards do not record their --plot; a forged file that adds one is ignored.
     assert!(!docs[0]["args"].to_string().contains("--plot"), "{}", docs[0]["args"]);

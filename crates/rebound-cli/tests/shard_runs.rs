@@ -4,25 +4,10 @@
 //! names every missing shard, refuses a repeated or foreign one, skips `.tmp` files and
 //! writes `--out` atomically.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+mod cli;
 
-fn rebound() -> Command {
-    Command::cargo_bin("rebound").unwrap()
-}
-
-fn stdout(args: &[&str]) -> Vec<u8> {
-    let out = rebound().args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out.stdout
-}
-
-fn tempdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rebound-shard-runs-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use cli::{rebound, stdout, tempdir};
+use std::path::Path;
 
 /// A small storm: 60 clients, a 5 s pause, 40 s simulated (a run takes milliseconds).
 const SMALL: &str = r#"
@@ -73,7 +58,7 @@ fn merged_equals_whole(dir: &Path, args: &[&str], ns: &[u32]) {
 
 #[test]
 fn storm_runs_sharded_and_merged_equal_the_unsharded_json_and_text() {
-    let dir = tempdir("storm");
+    let dir = tempdir("shard-runs", "storm");
     let sc = dir.join("small.toml");
     std::fs::write(&sc, SMALL).unwrap();
     let base = [
@@ -101,7 +86,7 @@ fn storm_runs_sharded_and_merged_equal_the_unsharded_json_and_text() {
 
 #[test]
 fn a_one_cell_map_with_runs_gives_every_shard_work_and_merges_whole() {
-    let dir = tempdir("map");
+    let dir = tempdir("shard-runs", "map");
     let args = [
         "map",
         "--durations",
@@ -123,30 +108,10 @@ fn a_one_cell_map_with_runs_gives_every_shard_work_and_merges_whole() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
-/// A small stack for the advisor (as `rebound_sim::tune`'s example).
-const STACK: &str = r#"
-duration = "30s"
-policies = ["exponential:base=10ms,max-retries=3"]
-[clients]
-rate = "50/s"
-[[service]]
-name = "api"
-[[service.call]]
-to = "db"
-policy = "exponential:base=10ms,max-retries=3"
-[[service]]
-name = "db"
-[outage]
-service = "db"
-kind = "hard-down"
-start = "10s"
-end = "15s"
-[advise]
-candidates = 3
-refine = 0
-first_runs = 1
-runs = 2
-"#;
+/// The advisor's small stack with 2 runs per finalist.
+fn stack() -> String {
+    format!("{}runs = 2\n", cli::SMALL_STACK)
+}
 
 /// The driver a job array runs: `--plan`, then the round's shards (given `--round R` when
 /// `explicit`), until the plan says done.
@@ -188,9 +153,9 @@ fn without_wall(s: &[u8]) -> String {
 
 #[test]
 fn the_stack_advisor_runs_round_by_round_as_shards_and_merges_whole() {
-    let dir = tempdir("advise");
+    let dir = tempdir("shard-runs", "advise");
     let sc = dir.join("stack.toml");
-    std::fs::write(&sc, STACK).unwrap();
+    std::fs::write(&sc, stack()).unwrap();
     let shards_dir = dir.join("shards");
     for (n, json) in [(3, true), (2, false)] {
         let _ = std::fs::remove_dir_all(&shards_dir);
@@ -225,7 +190,7 @@ fn the_stack_advisor_runs_round_by_round_as_shards_and_merges_whole() {
 
 #[test]
 fn merge_names_missing_repeated_and_foreign_shards_skips_tmp_and_writes_out_atomically() {
-    let dir = tempdir("refuse");
+    let dir = tempdir("shard-runs", "refuse");
     let sc = dir.join("small.toml");
     std::fs::write(&sc, SMALL).unwrap();
     let args = [
