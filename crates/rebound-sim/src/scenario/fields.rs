@@ -22,7 +22,7 @@ pub struct FieldError {
 /// Most errors [`check_fields`] lists (one per key; the rest show once those are fixed).
 pub const MAX_ERRORS: usize = 16;
 
-/// Every type error of `text` (up to [`MAX_ERRORS`]), else the first range error of the
+/// Every type error of `text` (up to `MAX_ERRORS`, 16), else the first range error of the
 /// scenario it reads (validated with `policies` in place of its own when not empty, as
 /// [`Scenario::from_toml_with`] does), located at its key.
 ///

@@ -1,6 +1,6 @@
 //! A search request of the page (`POST /api/advise`): its fields, each checked and named in
 //! its error, and the search's plan, bounded before it starts — each run within the lab's
-//! bounds, the whole search within [`MAX_SEARCH_EVENTS`](super::MAX_SEARCH_EVENTS).
+//! bounds, the whole search within [`MAX_SEARCH_EVENTS`].
 
 use super::MAX_SEARCH_EVENTS;
 use crate::lab::runs::{check_bounds, BOUNDS};
