@@ -21,6 +21,7 @@
 //! and counted as `cut`.
 
 mod arrivals;
+mod ending;
 mod lateness;
 mod levels;
 mod preflight;
@@ -286,8 +287,9 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
     let statuses = RetryableStatuses::default();
     let retry_on = ctx.config.retry_on;
     let number = AtomicU64::new(0);
+    let end = ending::AttemptEnd::default();
     let mut executor = retry_async(ctx.config.policy.backoff_seeded(seed), || {
-        attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1), parent)
+        attempt(ctx, number.fetch_add(1, Relaxed).saturating_add(1), parent, &end)
     })
     .when(move |e: &AttemptError| {
         let retryable = match e {
@@ -303,6 +305,10 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
     })
     .attempt_timeout(ctx.config.timeout)
     .notify(|ev: &RetryEvent<'_, AttemptError>| {
+        // An attempt cut by the run's end is in flight at the end, and its retry never runs.
+        if end.was_cut() {
+            return;
+        }
         let timed_out = matches!(ev.failure, Failure::TimedOut(_));
         let ns = u64::try_from(ev.delay.as_nanos()).unwrap_or(u64::MAX);
         let _ = ctx.waited_ns.fetch_update(Relaxed, Relaxed, |w| Some(w.saturating_add(ns)));
@@ -329,6 +335,12 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
             ctx.latencies.lock().expect("no panics while locked").push(started.elapsed().as_secs_f64() * 1e3);
             true
         }
+        // The last attempt's timeout came once the run was ending: the request was still
+        // going at the end (its attempt counts in flight), as if the end had come first.
+        Err(_) if end.was_cut() => {
+            ctx.cut.fetch_add(1, Relaxed);
+            false
+        }
         Err(e) => {
             if matches!(e.last, Failure::TimedOut(_)) {
                 ctx.count(|s| s.timedout += 1);
@@ -340,10 +352,11 @@ async fn request(ctx: &Ctx, seed: u64) -> bool {
 }
 
 /// An attempt sent to replica `replica`: leaves its count of outstanding attempts when it
-/// ends, and counts a timeout there if it was dropped unanswered before the run ended (the
-/// executor drops an attempt only at its timeout; the run's end cuts the rest).
+/// ends, and counts a timeout there if it was dropped unanswered and not cut by the run's end
+/// ([`ending::AttemptEnd`]; the executor drops an attempt only at its timeout).
 struct Sent<'a> {
     ctx: &'a Ctx,
+    end: &'a ending::AttemptEnd,
     replica: usize,
     answered: bool,
     span: Option<crate::traces::ClientSpan>,
@@ -351,34 +364,19 @@ struct Sent<'a> {
 
 impl Drop for Sent<'_> {
     fn drop(&mut self) {
-        if let (false, true, Some(span)) = (self.answered, self.ctx.ending.load(Relaxed), &mut self.span) {
-            span.abandon_as("cancelled");
-        }
         self.ctx.outstanding[self.replica].fetch_sub(1, Relaxed);
-        if !self.answered && !self.ctx.ending.load(Relaxed) {
+        if self.answered {
+            return;
+        }
+        if !self.end.cut(self.ctx) {
             self.ctx.timedout_at[self.replica].fetch_add(1, Relaxed);
+        } else if let Some(span) = &mut self.span {
+            span.abandon_as("cancelled");
         }
     }
 }
 
 struct InFlight<'a>(&'a AtomicU64);
-
-/// An attempt begun (from the moment the executor starts it, its wait for a permit
-/// included): if it is dropped without an outcome once the run is ending, it was still in
-/// flight at the end and counts in [`LoadReport::in_flight_at_end`]. (The executor drops an
-/// attempt otherwise only at its timeout, which it counts itself.)
-struct Begun<'a> {
-    ctx: &'a Ctx,
-    finished: bool,
-}
-
-impl Drop for Begun<'_> {
-    fn drop(&mut self) {
-        if !self.finished && self.ctx.ending.load(Relaxed) {
-            self.ctx.unfinished.fetch_add(1, Relaxed);
-        }
-    }
-}
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
@@ -390,14 +388,21 @@ async fn attempt(
     ctx: &Ctx,
     number: u64,
     parent: Option<&opentelemetry::Context>,
+    end: &ending::AttemptEnd,
 ) -> Result<(), AttemptError> {
-    let mut begun = Begun { ctx, finished: false };
-    let result = send(ctx, number, parent).await;
+    end.begin();
+    let mut begun = ending::Begun { ctx, end, finished: false };
+    let result = send(ctx, number, parent, end).await;
     begun.finished = true;
     result
 }
 
-async fn send(ctx: &Ctx, number: u64, parent: Option<&opentelemetry::Context>) -> Result<(), AttemptError> {
+async fn send(
+    ctx: &Ctx,
+    number: u64,
+    parent: Option<&opentelemetry::Context>,
+    end: &ending::AttemptEnd,
+) -> Result<(), AttemptError> {
     let _permit = ctx.permits.acquire().await.expect("the semaphore is never closed");
     ctx.in_flight.fetch_add(1, Relaxed);
     let _guard = InFlight(&ctx.in_flight);
@@ -411,7 +416,7 @@ async fn send(ctx: &Ctx, number: u64, parent: Option<&opentelemetry::Context>) -
         (Some((r, peer)), Some(p)) => Some(r.client(p, url, peer, number, &mut headers)),
         _ => None,
     };
-    let mut sent = Sent { ctx, replica: i, answered: false, span };
+    let mut sent = Sent { ctx, end, replica: i, answered: false, span };
     let answer = ctx.client.get(url).headers(headers).header(ATTEMPT_HEADER, number).send().await;
     let resp = match answer {
         Ok(resp) => resp,

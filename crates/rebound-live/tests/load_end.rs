@@ -1,0 +1,88 @@
+//! The load generator's count at the run's end: an attempt whose timeout fires once the run is
+//! ending is counted once — in flight at the end, not also timed out. On a saturated machine
+//! the runtime wakes late, and the run's end and many attempts' timeouts fire in one turn; it
+//! counted those attempts twice (attempts above the requests made, with no retry allowed).
+
+use rebound_live::load::{run, Arrivals, LoadConfig};
+use rebound_sim::graph::Balancer;
+use rebound_sim::retrier::RetryOn;
+use std::net::TcpListener;
+use std::time::Duration;
+
+/// A server that accepts connections and never answers (each attempt ends at its timeout or
+/// at the run's end), for at most `secs` seconds.
+fn silent_server(secs: u64) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::thread::spawn(move || {
+        let until = std::time::Instant::now() + Duration::from_secs(secs);
+        let mut held = Vec::new();
+        while std::time::Instant::now() < until {
+            match listener.accept() {
+                Ok((s, _)) => held.push(s),
+                Err(_) => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+    });
+    format!("http://{addr}/")
+}
+
+fn config(url: String) -> LoadConfig {
+    LoadConfig {
+        url,
+        clients: 1,
+        rate: 1000.0,
+        timeout: Duration::from_secs(1),
+        policy: "constant:base=1ms,max-retries=0".parse().unwrap(),
+        duration: Duration::from_millis(1200),
+        max_in_flight: 10_000,
+        seed: 1,
+        budget: None,
+        throttle: None,
+        retry_breaker: None,
+        arrivals: Arrivals::Constant,
+        spike: None,
+        replicas: Vec::new(),
+        balancer: Balancer::RoundRobin,
+        levels: Vec::new(),
+        retry_on: RetryOn::All,
+        give_up_pause: Duration::ZERO,
+        traces: None,
+    }
+}
+
+/// 1000 requests/s for 1.2 s at a server that never answers, one attempt each, 1 s timeouts:
+/// the attempts of 0.0..0.4 s time out at 1.0..1.4 s, around the run's end at 1.2 s. The
+/// runtime's only thread is held from 1 s to 1.5 s (a machine too busy to run it), so the
+/// run's end and 400 timeouts fire in one turn. Every request made one attempt: attempts =
+/// requests, and the attempts in flight at the end are those of the requests cut.
+#[tokio::test(flavor = "current_thread")]
+async fn an_attempt_timing_out_as_the_run_ends_is_counted_once() {
+    let url = silent_server(10);
+    let mut held = false;
+    let r = run(config(url), std::future::pending(), |_| {
+        if !held {
+            held = true;
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    })
+    .await
+    .unwrap();
+    let attempts = r.ok + r.errors + r.timedout + r.in_flight_at_end;
+    let requests = r.ok + r.gave_up + r.cut;
+    assert_eq!(r.retries, 0, "{r:?}");
+    assert!(r.timedout >= 100 && r.cut >= 100, "timeouts and cut requests both happened: {r:?}");
+    assert_eq!(
+        (attempts, r.in_flight_at_end),
+        (requests, r.cut),
+        "attempts {attempts} (ok {} + errors {} + timed out {} + in flight {}) for {requests} requests \
+         (ok + gave up {} + cut {})",
+        r.ok,
+        r.errors,
+        r.timedout,
+        r.in_flight_at_end,
+        r.gave_up,
+        r.cut
+    );
+}
