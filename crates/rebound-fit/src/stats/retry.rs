@@ -15,6 +15,8 @@ use serde::Serialize;
 
 /// Most retry indices whose gaps are kept.
 pub const MAX_INDEX: usize = 16;
+/// The largest factor believed: past it the fit is taken as swamped by the caller's lateness.
+pub const MAX_FACTOR: f64 = 8.0;
 /// Fewest first gaps to tell the jitter's kind.
 pub const MIN_GAPS: u64 = 5;
 
@@ -66,7 +68,12 @@ pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments], samples: 
     let gave_up_at_max = failed.get(max_retries_seen as usize).copied().unwrap_or(0);
     let g1 = gaps.first().copied().unwrap_or_default();
     let g2 = gaps.get(1).copied().unwrap_or_default();
-    let model = (g1.n >= MIN_GAPS).then(|| super::gaps::fit(samples, &[0, 1, 2])).flatten();
+    let fitted = (g1.n >= MIN_GAPS).then(|| super::gaps::fit(samples, &[0, 1, 2])).flatten();
+    // A fit that puts nearly all of the gaps in the lateness (a first delay under a twentieth of
+    // the first gaps' mean, or a factor of 8 or more) is not a policy told apart from a host too
+    // busy to keep it: the means are written then, lateness included, and said.
+    let swamped = fitted.is_some_and(|m| m.base * 20.0 < g1.mean || m.factor >= MAX_FACTOR);
+    let model = fitted.filter(|_| !swamped);
     let (base_s, base_ci_s, factor, factor_ci, jitter) = match model {
         Some(m) => (
             Some(m.base),
@@ -91,7 +98,9 @@ pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments], samples: 
                 crate::fmt_duration(m.floor + m.tail)
             ));
         }
-        if jitter.is_none() {
+        if swamped {
+            words.push("the gaps are mostly the caller's lateness (a host too busy to keep the delays): base and factor from their means, lateness included, jitter not told".into());
+        } else if jitter.is_none() {
             words.push("too few gaps to tell the jitter (none written)".into());
         }
         if factor.is_none() && max_retries_seen > 1 {
