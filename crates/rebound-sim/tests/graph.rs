@@ -206,6 +206,8 @@ probability = 0.3
 [[service]]
 name = "db"
 service_time = "constant:1ms"
+[outage]
+kind = "none"
 "#;
     let s = Scenario::from_toml(text).unwrap();
     let r = run(&s);
