@@ -197,7 +197,10 @@ fn a_fractional_fan_out_is_written_as_a_call_made_with_a_probability() {
     let o = rebound(&["fit", traces, "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let toml = std::fs::read_to_string(&out).unwrap();
-    assert!(toml.contains("probability = 0.5143   # the share of requests that made at least 2 call(s)"), "{toml}");
+    assert!(
+        toml.contains("probability = 0.5143   # the share of requests that made at least 2 call(s)"),
+        "{toml}"
+    );
     assert_eq!(toml.matches("to = \"db\"").count(), 2, "{toml}");
     // No retries, no errors and no outage in the run: db's attempts are api's calls.
     let quiet = toml

@@ -6,8 +6,8 @@ use crate::acc::{Acc, EdgeAcc, USERS};
 use crate::error::{FitError, Warnings};
 use crate::model::{EdgeFit, Fit, Input, ServiceFit, TimeFit, Users, Window};
 use crate::span::Names;
-use crate::stats::reservoir::quantile;
 use crate::stats::ks_lognormal;
+use crate::stats::reservoir::quantile;
 use std::collections::{BTreeSet, HashMap};
 
 /// The percentiles of an `empirical` service time.

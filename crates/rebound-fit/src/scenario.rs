@@ -178,7 +178,11 @@ fn call(t: &mut String, e: &EdgeFit) {
             let _ = writeln!(t, "policy = \"{}\"   # as above", e.retries.policy);
         }
         if p < 1.0 {
-            let _ = writeln!(t, "probability = {p:.4}   # the share of requests that made at least {} call(s)", n + 1);
+            let _ = writeln!(
+                t,
+                "probability = {p:.4}   # the share of requests that made at least {} call(s)",
+                n + 1
+            );
         }
         match e.timeout_s {
             Some(s) if n == 0 => {

@@ -155,7 +155,9 @@ pub fn policy_near(who: &str, r: &Value, base_s: f64, factor: f64, checks: u32) 
         5 | 6 => 2.64,
         _ => 2.81,
     };
-    for (what, got, ci, want) in [("base_s", "base_s", "base_ci_s", base_s), ("factor", "factor", "factor_ci", factor)] {
+    for (what, got, ci, want) in
+        [("base_s", "base_s", "base_ci_s", base_s), ("factor", "factor", "factor_ci", factor)]
+    {
         let g = r[got].as_f64().unwrap_or_else(|| panic!("{who}: no {what} fitted: {r}"));
         let half = r[ci].as_f64().unwrap_or(0.0) * z / 1.96;
         let off = (g - want).abs();

@@ -103,14 +103,17 @@ fn nelder_mead(f: &dyn Fn(&[f64; 4]) -> f64, x: [f64; 4], fixed: [bool; 4], iter
         y[i] += 0.5;
         pts.push((y, f(&y)));
     }
-    let at = |a: &[f64; 4], b: &[f64; 4], c: f64| -> [f64; 4] { std::array::from_fn(|i| a[i] + c * (b[i] - a[i])) };
+    let at = |a: &[f64; 4], b: &[f64; 4], c: f64| -> [f64; 4] {
+        std::array::from_fn(|i| a[i] + c * (b[i] - a[i]))
+    };
     for _ in 0..iters {
         pts.sort_by(|a, b| a.1.total_cmp(&b.1));
         let n = pts.len() - 1;
         if (pts[n].1 - pts[0].1).abs() < 1e-10 * pts[0].1.abs() + 1e-9 {
             break;
         }
-        let centroid: [f64; 4] = std::array::from_fn(|i| pts[..n].iter().map(|p| p.0[i]).sum::<f64>() / n as f64);
+        let centroid: [f64; 4] =
+            std::array::from_fn(|i| pts[..n].iter().map(|p| p.0[i]).sum::<f64>() / n as f64);
         let r = at(&centroid, &pts[n].0, -1.0);
         let fr = f(&r);
         if fr < pts[0].1 {
@@ -139,7 +142,13 @@ fn nelder_mead(f: &dyn Fn(&[f64; 4]) -> f64, x: [f64; 4], fixed: [bool; 4], iter
 /// The standard error of coordinate `i` at the minimum `t` of `f`, from the profile: `f`
 /// minimised over the other free coordinates with `t[i]` moved `step` each way, its rise read as
 /// a parabola's (`rise = step² / (2 se²)` on average over both sides). `None` when it does not rise.
-fn profile_se(f: &dyn Fn(&[f64; 4]) -> f64, t: [f64; 4], mut fixed: [bool; 4], i: usize, step: f64) -> Option<f64> {
+fn profile_se(
+    f: &dyn Fn(&[f64; 4]) -> f64,
+    t: [f64; 4],
+    mut fixed: [bool; 4],
+    i: usize,
+    step: f64,
+) -> Option<f64> {
     let f0 = f(&t);
     fixed[i] = true;
     let rise: f64 = [-step, step]
@@ -154,6 +163,10 @@ fn profile_se(f: &dyn Fn(&[f64; 4]) -> f64, t: [f64; 4], mut fixed: [bool; 4], i
     (rise > 0.0 && rise.is_finite()).then(|| step / (2.0 * rise).sqrt())
 }
 
+/// A kind's fit: its Akaike criterion, the fit, the search's vector, its fixed coordinates and
+/// the jitter's low end.
+type Candidate = (f64, GapFit, [f64; 4], [bool; 4], f64);
+
 /// Fits the model to `gaps[k]` (seconds, the gaps before retry `k + 1`; empty indices end
 /// it). `kinds`: the jitter kinds tried (indices into [`KINDS`]). `None` without a gap.
 pub fn fit(gaps: &[Vec<f64>], kinds: &[usize]) -> Option<GapFit> {
@@ -165,13 +178,17 @@ pub fn fit(gaps: &[Vec<f64>], kinds: &[usize]) -> Option<GapFit> {
     let range = all().fold(0.0, f64::max).max(1e-6);
     let mean1 = first.iter().sum::<f64>() / first.len() as f64;
     let fixed_m = gaps.len() < 2;
-    let mut best: Option<(f64, GapFit, [f64; 4], [bool; 4], f64)> = None;
+    let mut best: Option<Candidate> = None;
     for &kind in kinds {
         let lo = KINDS[kind].1;
         let fixed = [false, fixed_m, false, lo >= 1.0];
         let search = |t: &[f64; 4]| {
             let v = -loglik(&gaps, lo, params(t, smin, fixed), range);
-            if v.is_finite() { v } else { f64::MAX / 4.0 }
+            if v.is_finite() {
+                v
+            } else {
+                f64::MAX / 4.0
+            }
         };
         let mu0 = (0.1 * mean1).max(1e-6);
         let b0 = ((mean1 - mu0) / (1.0 + lo) * 2.0).max(1e-6);
@@ -189,7 +206,11 @@ pub fn fit(gaps: &[Vec<f64>], kinds: &[usize]) -> Option<GapFit> {
     let (_, mut fit, t, fixed, lo) = best?;
     let search = |t: &[f64; 4]| {
         let v = -loglik(&gaps, lo, params(t, smin, fixed), range);
-        if v.is_finite() { v } else { f64::MAX / 4.0 }
+        if v.is_finite() {
+            v
+        } else {
+            f64::MAX / 4.0
+        }
     };
     fit.base_ci = profile_se(&search, t, fixed, 0, 0.03).map(|se| 1.96 * fit.base * se);
     if !fixed_m {

@@ -5,8 +5,8 @@
 use super::engine::{Caller, Engine, Ev};
 use super::hedge::Sent;
 use crate::queue::{nanos, Nanos};
-use rebound_retry::budget::RetryCause;
 use rand::Rng;
+use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
 
 impl Engine<'_> {
@@ -17,7 +17,10 @@ impl Engine<'_> {
         let calls = &self.topo.nodes[s as usize].calls;
         let svc = &mut self.svcs[s as usize];
         let mut k = svc.jobs[j as usize].call as usize;
-        while k < calls.len() && calls[k].probability < 1.0 && svc.call_rng.random::<f64>() >= calls[k].probability {
+        while k < calls.len()
+            && calls[k].probability < 1.0
+            && svc.call_rng.random::<f64>() >= calls[k].probability
+        {
             k += 1;
         }
         let n = calls.len();

@@ -180,7 +180,11 @@ impl Topology {
                     return Err(bad("service.call.timeout", at(&"0s"), "a duration > 0"));
                 }
                 if !(0.0..=1.0).contains(&call.probability) {
-                    return Err(bad("service.call.probability", at(&call.probability), "a probability in [0, 1]"));
+                    return Err(bad(
+                        "service.call.probability",
+                        at(&call.probability),
+                        "a probability in [0, 1]",
+                    ));
                 }
                 if let Err(ScenarioError::Invalid { value, expected, .. }) = crate::check_policy(&call.policy)
                 {

@@ -62,4 +62,3 @@ fn first_retries_alone_give_a_base_and_no_factor() {
     assert!((f.base / 0.050 - 1.0).abs() < 0.05, "{f:?}");
     assert!(fit(&[], &[2]).is_none());
 }
-
