@@ -190,9 +190,19 @@ pub fn fit(gaps: &[Vec<f64>], kinds: &[usize]) -> Option<GapFit> {
                 f64::MAX / 4.0
             }
         };
-        let mu0 = (0.1 * mean1).max(1e-6);
-        let b0 = ((mean1 - mu0) / (1.0 + lo) * 2.0).max(1e-6);
-        let mut t = [b0.ln(), 0.0, mu0.ln(), 0.0];
+        // Without jitter the delays sit at each index's smallest gap (the lateness only adds):
+        // start there, the likelihood being too narrow for the simplex to find them from afar.
+        let min = |g: &Vec<f64>| g.iter().copied().fold(f64::INFINITY, f64::min).max(1e-6);
+        let (b0, m0, mu0) = if lo >= 1.0 {
+            // (Just under them: a delay past a gap leaves it to the stray share.)
+            let (b0, m0) =
+                (0.999 * min(first), gaps.get(1).map_or(2.0, |g| (min(g) / min(first)).max(1.001)));
+            (b0, m0, (mean1 - b0).max(1e-3 * b0))
+        } else {
+            let mu0 = (0.1 * mean1).max(1e-6);
+            (((mean1 - mu0) / (1.0 + lo) * 2.0).max(1e-6), 2.0, mu0)
+        };
+        let mut t = [b0.ln(), (m0 - 1.0).ln(), mu0.ln(), 0.0];
         for iters in [400, 400] {
             t = nelder_mead(&search, t, fixed, iters);
         }
