@@ -186,6 +186,40 @@ fn the_scenario_runs_in_storm_as_written_with_every_number_commented() {
     assert!(storm.status.success(), "{}\n{toml}", String::from_utf8_lossy(&storm.stderr));
 }
 
+/// A fractional fan-out is written as it was measured: `examples/traces/three-tier.otlp.jsonl`'s
+/// api calls db once or twice (159 calls from 105 requests, 51.4 % twice), written as a call
+/// every request makes and one made with probability 0.514; `storm` on it sends db that many
+/// first attempts per api request (within 4 standard errors of the Bernoulli draws).
+#[test]
+fn a_fractional_fan_out_is_written_as_a_call_made_with_a_probability() {
+    let traces = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/traces/three-tier.otlp.jsonl");
+    let out = tmp("fractional.toml");
+    let o = rebound(&["fit", traces, "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let toml = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        toml.contains("probability = 0.5143   # the share of requests that made at least 2 call(s)"),
+        "{toml}"
+    );
+    assert_eq!(toml.matches("to = \"db\"").count(), 2, "{toml}");
+    // No retries, no errors and no outage in the run: db's attempts are api's calls.
+    let quiet = toml
+        .lines()
+        .filter(|l| !l.starts_with("policy = ") && !l.starts_with("error_rate = "))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("duration = \"3s\"", "duration = \"60s\"");
+    std::fs::write(&out, quiet).unwrap();
+    let storm = rebound(&["storm", "--scenario", out.to_str().unwrap(), "--json", "--seed", "5"]);
+    assert!(storm.status.success(), "{}", String::from_utf8_lossy(&storm.stderr));
+    let doc: Value = serde_json::from_slice(&storm.stdout).unwrap();
+    let services = doc["policies"][0]["services"].as_array().unwrap();
+    let attempts = |n: &str| services.iter().find(|s| s["name"] == n).unwrap()["attempts"].as_f64().unwrap();
+    let per = attempts("db") / attempts("api");
+    let se = (0.5143f64 * 0.4857 / attempts("api")).sqrt();
+    assert!((per - 1.5143).abs() <= 4.0 * se, "{per} db attempts per api request");
+}
+
 #[test]
 fn service_map_and_window() {
     let fit =

@@ -4,12 +4,12 @@
 //!   in a steady state (db failing 30 % of its requests, 100 requests/s, 8 s): the fit finds
 //!   the topology exactly, fan-out 1 per edge within 2 %, each service's mean service time
 //!   within 10 % of the scenario's (plus at most 0.5 ms of the process's own handling of a
-//!   request, which a SERVER span holds and the model's service time does not), the api → db retries (3 at most, base 10 ms within 20 %,
-//!   plus the 1 ms tokio's timer adds: [`traces::measured_base`]);
+//!   request, which a SERVER span holds and the model's service time does not), the api → db
+//!   retries (3 at most, base 10 ms and factor 2 within [`traces::policy_near`]'s bounds);
 //!   and `storm` on the fitted scenario agrees with the live run as the twin's own test asks
 //!   (goodput within 10 %, each service's amplification within 15 %, against the mean of 10
 //!   seeds; on every run: they held at a load average of 19 on two cores). With its 2 s hard-down outage every hop's retries are exhausted: the fit of that
-//!   run finds 3 on each (tests/twin_traces.rs, on its run; its bases under the outage only to within 2x).
+//!   run finds 3 on each, and each hop's base and factor (tests/twin_traces.rs).
 //! - A producer that is not Rebound (tests/fixtures/traces/pyapp, the OpenTelemetry Python
 //!   SDK): its committed OTLP and Jaeger files give the same fit (topology, fan-out, retries);
 //!   the app run live (when the venv has its packages) too.
@@ -177,7 +177,7 @@ fn the_fit_of_a_live_run_is_the_scenario_it_ran_and_storm_on_it_agrees() {
             "{name}'s mean service time: fitted {got:.3} ms, scenario {mean:.3} ms (10 %, + {HANDLING_MS} ms)"
         );
     }
-    within("api -> db base (s)", db["base_s"].as_f64().unwrap(), traces::measured_base(0.010), 0.20);
+    traces::policy_near("api -> db", db, 0.010, 2.0, 1);
 }
 
 /// The Python app's fit: gateway → orders → inventory, one call to orders per request, 1 to 3

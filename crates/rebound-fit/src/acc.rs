@@ -54,6 +54,8 @@ pub struct EdgeAcc {
     pub failed: Vec<u64>,
     /// Gaps before retry `k + 1`, in seconds.
     pub gaps: Vec<Moments>,
+    /// A uniform sample of them, at most [`crate::stats::gaps::SAMPLE`] per index.
+    pub gap_samples: Vec<Reservoir>,
     /// Durations of failed attempts that got no HTTP answer (timeouts, lost connections), in
     /// seconds.
     pub failed_durations: Reservoir,
@@ -70,10 +72,25 @@ impl EdgeAcc {
             attempts: vec![0; MAX_ATTEMPTS],
             failed: vec![0; MAX_ATTEMPTS],
             gaps: vec![Moments::default(); crate::stats::retry::MAX_INDEX],
+            gap_samples: (0..crate::stats::retry::MAX_INDEX as u64)
+                .map(|k| Reservoir::new(crate::stats::gaps::SAMPLE, seed ^ (k << 56)))
+                .collect(),
             failed_durations: Reservoir::new(SAMPLE, seed),
             attempt_m: Moments::default(),
             resend_attr: 0,
         }
+    }
+
+    /// One gap before retry `k + 1` (`k` below [`crate::stats::retry::MAX_INDEX`]), in seconds.
+    pub fn gap(&mut self, k: usize, secs: f64) {
+        self.gaps[k].add(secs);
+        self.gap_samples[k].add(secs);
+    }
+
+    /// The retry fit of this edge's chains.
+    pub fn retries(&self) -> crate::stats::RetryFit {
+        let samples: Vec<Vec<f64>> = self.gap_samples.iter().map(Reservoir::sorted).collect();
+        crate::stats::fit_retries(&self.attempts, &self.failed, &self.gaps, &samples)
     }
 
     /// Calls made in all.

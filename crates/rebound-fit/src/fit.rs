@@ -6,8 +6,8 @@ use crate::acc::{Acc, EdgeAcc, USERS};
 use crate::error::{FitError, Warnings};
 use crate::model::{EdgeFit, Fit, Input, ServiceFit, TimeFit, Users, Window};
 use crate::span::Names;
+use crate::stats::ks_lognormal;
 use crate::stats::reservoir::quantile;
-use crate::stats::{fit_retries, ks_lognormal};
 use std::collections::{BTreeSet, HashMap};
 
 /// The percentiles of an `empirical` service time.
@@ -54,7 +54,7 @@ pub fn build(
         bucket_s: a.bucket_s,
         arrivals: if a.constant { "constant" } else { "poisson" },
         phases: a.phases,
-        retries: users_edge.map(|e| fit_retries(&e.attempts, &e.failed, &e.gaps)),
+        retries: users_edge.map(EdgeAcc::retries),
         timeout_s: users_edge.and_then(|e| common_duration(&e.failed_durations.sorted()).map(|t| t.0)),
     };
     let mut services = Vec::new();
@@ -124,6 +124,7 @@ fn edge_fit(from: String, to: String, requests: u64, e: &EdgeAcc) -> EdgeFit {
         fanout.pop();
     }
     let fanout_mean = calls as f64 / requests.max(1) as f64;
+    let probabilities = entry_probabilities(&fanout);
     let timeout = common_duration(&e.failed_durations.sorted());
     EdgeFit {
         from,
@@ -133,12 +134,28 @@ fn edge_fit(from: String, to: String, requests: u64, e: &EdgeAcc) -> EdgeFit {
         fanout_mean,
         fanout,
         attempts: e.attempt_m.n,
-        entries: (fanout_mean.round() as u32).clamp(1, rebound_sim::graph::MAX_CALLS as u32),
-        retries: fit_retries(&e.attempts, &e.failed, &e.gaps),
+        entries: probabilities.len() as u32,
+        probabilities,
+        retries: e.retries(),
         timeout_s: timeout.map(|t| t.0),
         timeout_n: timeout.map_or(0, |t| t.1),
         attempt_mean_s: e.attempt_m.mean,
     }
+}
+
+/// The probabilities of the `[[service.call]]` entries for a fan-out distribution (`fanout[k]`:
+/// the share of requests making `k` calls): entry `i` (from 1) gets `P(calls ≥ i)`, so their
+/// sum is the mean fan-out, `Σ P(K ≥ i) = E[K]`. Past [`rebound_sim::graph::MAX_CALLS`] entries
+/// the last takes the rest of the mean (at most 1).
+pub fn entry_probabilities(fanout: &[f64]) -> Vec<f64> {
+    let most = fanout.iter().rposition(|&p| p > 0.0).unwrap_or(1).max(1);
+    let at_least = |i: usize| fanout.iter().skip(i).sum::<f64>().min(1.0);
+    let max = rebound_sim::graph::MAX_CALLS;
+    let mut p: Vec<f64> = (1..=most.min(max)).map(at_least).collect();
+    if most > max {
+        p[max - 1] = (max..=most).map(at_least).sum::<f64>().min(1.0);
+    }
+    p
 }
 
 /// A service time from a sample of own times.
@@ -214,6 +231,21 @@ pub fn merge(mut a: Warnings, b: Warnings) -> Warnings {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn entries_keep_the_mean_fan_out() {
+        let p = super::entry_probabilities(&[0.0, 0.486, 0.514]);
+        assert_eq!(p.len(), 2);
+        assert!((p[0] - 1.0).abs() < 1e-12 && (p[1] - 0.514).abs() < 1e-12, "{p:?}");
+        // Some requests make none; one to three calls otherwise.
+        let p = super::entry_probabilities(&[0.1, 0.3, 0.3, 0.3]);
+        assert!((p.iter().sum::<f64>() - (0.3 + 0.6 + 0.9)).abs() < 1e-12, "{p:?}");
+        assert!((p[0] - 0.9).abs() < 1e-12 && (p[2] - 0.3).abs() < 1e-12, "{p:?}");
+        // 20 calls each: 16 entries, the last always made (the mean is cut to 16).
+        let mut f = vec![0.0; 21];
+        f[20] = 1.0;
+        assert_eq!(super::entry_probabilities(&f), vec![1.0; 16]);
+    }
+
     #[test]
     fn a_common_duration_is_a_timeout() {
         let v = [0.01, 0.02, 0.5, 1.0, 1.001, 1.002, 1.003, 1.01];

@@ -137,8 +137,13 @@ pub struct EdgeFit {
     pub fanout: Vec<f64>,
     /// Attempts (calls and retries).
     pub attempts: u64,
-    /// The calls' `[[service.call]]` entries written: `round(fanout_mean)`, at least 1.
+    /// The calls' `[[service.call]]` entries written: the most calls a request made (at most
+    /// 16, the scenario's bound).
     pub entries: u32,
+    /// Each entry's `probability`: entry `i` (from 1) is made with probability `P(calls ≥ i)`,
+    /// so that the written calls' mean is the measured fan-out (and their distribution too when
+    /// requests made one of two neighbouring counts; independent draws otherwise).
+    pub probabilities: Vec<f64>,
     /// The retries and the policy fitted.
     pub retries: RetryFit,
     /// The per-attempt timeout, when failed attempts end at a common duration.

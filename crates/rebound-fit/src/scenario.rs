@@ -157,23 +157,32 @@ fn call(t: &mut String, e: &EdgeFit) {
         .filter(|(_, &p)| p > 0.0)
         .map(|(k, p)| format!("{k}: {:.1} %", p * 100.0))
         .collect();
-    for n in 0..e.entries {
+    let written: f64 = e.probabilities.iter().sum();
+    for (n, &p) in e.probabilities.iter().enumerate() {
         let _ = writeln!(t, "[[service.call]]");
         if n == 0 {
             let _ = writeln!(
                 t,
-                "to = \"{}\"   # {} calls from {} requests: fan-out {:.2} (calls per request {}); written {} time(s), the lab's calls being whole",
+                "to = \"{}\"   # {} calls from {} requests: fan-out {:.3} (calls per request {}); written as {} call(s), call i made with probability P(calls >= i): {:.3} a request",
                 e.to,
                 e.calls,
                 e.requests,
                 e.fanout_mean,
                 shares.join(", "),
-                e.entries
+                e.entries,
+                written
             );
             let _ = writeln!(t, "policy = \"{}\"   # {}", e.retries.policy, e.retries.confidence);
         } else {
-            let _ = writeln!(t, "to = \"{}\"   # the same call again: fan-out {:.2}", e.to, e.fanout_mean);
+            let _ = writeln!(t, "to = \"{}\"   # the same callee: call {} of a request", e.to, n + 1);
             let _ = writeln!(t, "policy = \"{}\"   # as above", e.retries.policy);
+        }
+        if p < 1.0 {
+            let _ = writeln!(
+                t,
+                "probability = {p:.4}   # the share of requests that made at least {} call(s)",
+                n + 1
+            );
         }
         match e.timeout_s {
             Some(s) if n == 0 => {

@@ -207,7 +207,7 @@ fn floor(topo: &Topology, sc: &Scenario, s: usize, memo: &mut [Option<f64>]) -> 
         ServiceTime::S5 => sc.server.min_delay.as_secs_f64(),
         t => t.mean().unwrap_or(Duration::ZERO).as_secs_f64(),
     };
-    let v = own + node.calls.iter().map(|e| floor(topo, sc, e.to, memo)).sum::<f64>();
+    let v = own + node.calls.iter().map(|e| e.probability * floor(topo, sc, e.to, memo)).sum::<f64>();
     memo[s] = Some(v);
     v
 }
@@ -222,7 +222,7 @@ fn fan_out(topo: &Topology, s: usize, tries: &dyn Fn(&Spec) -> f64, memo: &mut [
         + topo.nodes[s]
             .calls
             .iter()
-            .map(|e| tries(&e.policy) * fan_out(topo, e.to, tries, memo))
+            .map(|e| e.probability * tries(&e.policy) * fan_out(topo, e.to, tries, memo))
             .sum::<f64>();
     memo[s] = Some(v);
     v

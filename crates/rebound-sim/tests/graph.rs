@@ -183,3 +183,38 @@ fn bad_graphs_are_errors_naming_the_key() {
         assert!(e.contains(key), "{text}: {e}");
     }
 }
+
+/// A call of `probability` p is made by a share p of the requests: front calling db with
+/// probabilities 1 and 0.3 (a fan-out of 1.3, as `rebound fit` writes a measured 1.3) sends
+/// 1.3 attempts per request to db, within 4 standard errors of a Bernoulli(0.3) mean.
+#[test]
+fn a_call_of_probability_p_is_made_by_that_share_of_requests() {
+    let text = r#"
+duration = "60s"
+seed = 3
+policies = ["constant:max-retries=0"]
+[clients]
+rate = "100/s"
+[[service]]
+name = "front"
+service_time = "constant:1ms"
+[[service.call]]
+to = "db"
+[[service.call]]
+to = "db"
+probability = 0.3
+[[service]]
+name = "db"
+service_time = "constant:1ms"
+[outage]
+kind = "none"
+"#;
+    let s = Scenario::from_toml(text).unwrap();
+    let r = run(&s);
+    let requests = r.services[0].attempts as f64;
+    let per = r.services[1].attempts as f64 / requests;
+    let se = (0.3f64 * 0.7 / requests).sqrt();
+    assert!((per - 1.3).abs() <= 4.0 * se, "{per} db attempts per front request ({requests} requests)");
+    let bad = Scenario::from_toml(&text.replace("probability = 0.3", "probability = 1.5")).unwrap_err();
+    assert!(bad.to_string().contains("service.call.probability"), "{bad}");
+}

@@ -140,12 +140,33 @@ pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     ONE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The base a backoff's measured gaps give for a policy base of `base_s` seconds with full
-/// jitter: tokio's timer ends a sleep at its first 1 ms tick at or after the deadline, 0.5 ms
-/// late on average, and the fit reads full jitter's base as twice the first gaps' mean: so
-/// `base_s` + 1 ms.
-pub fn measured_base(base_s: f64) -> f64 {
-    base_s + 0.001
+/// Checks a hop's fitted retry policy (`rebound fit --json`'s `retries`) against the one it ran,
+/// `base_s` × `factor`: each within 20 % or, where the retries are too few for 20 % (the users'
+/// few dozen), within its fitted 95 % interval (`base_ci_s`, `factor_ci`: the profile
+/// likelihood's) widened for `checks` intervals asserted at once (Bonferroni: z = 2.64 for 6
+/// over 1.96), so that one run of the test holds them all 95 % of the time. The fit takes the
+/// caller's lateness apart from the delays (`rebound_fit::stats::gaps`): a busy host's does not
+/// count against the bound.
+pub fn policy_near(who: &str, r: &Value, base_s: f64, factor: f64, checks: u32) {
+    let z = match checks {
+        0 | 1 => 1.96,
+        2 => 2.24,
+        3 | 4 => 2.50,
+        5 | 6 => 2.64,
+        _ => 2.81,
+    };
+    for (what, got, ci, want) in
+        [("base_s", "base_s", "base_ci_s", base_s), ("factor", "factor", "factor_ci", factor)]
+    {
+        let g = r[got].as_f64().unwrap_or_else(|| panic!("{who}: no {what} fitted: {r}"));
+        let half = r[ci].as_f64().unwrap_or(0.0) * z / 1.96;
+        let off = (g - want).abs();
+        eprintln!("{who}: {what} {g:.4} ± {half:.4} (z {z}), ran {want}; jitter {}", r["jitter"]);
+        assert!(
+            off <= 0.2 * want || off <= half,
+            "{who}: fitted {what} {g} for the {want} it ran: more than 20 % and its interval ±{half} off: {r}"
+        );
+    }
 }
 
 /// `rebound experiment live --scenario FILE --traces OUT --json EXTRA...`: its JSON document

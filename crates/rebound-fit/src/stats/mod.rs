@@ -4,6 +4,7 @@
 
 pub mod arrivals;
 pub mod concurrency;
+pub mod gaps;
 pub mod lognormal;
 pub mod moments;
 pub mod reservoir;

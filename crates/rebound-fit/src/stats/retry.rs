@@ -2,18 +2,21 @@
 //! at most, its first delay, the factor between delays and the jitter's kind.
 //!
 //! A chain is one call's attempts (the first and its resends). The gap before retry `k` is the
-//! time from attempt `k`'s end to attempt `k + 1`'s start: the policy's delay. With delay `d`:
-//! no jitter gives gaps of `d` (coefficient of variation 0), equal jitter `d/2 + U[0, d/2]`
-//! (mean `3d/4`, CV `1/√27` ≈ 0.19), full jitter `U[0, d]` (mean `d/2`, CV `1/√3` ≈ 0.58)
-//! (the jitter formulas of the guide's policy specs). The CV of the first gaps picks the kind
-//! (boundaries at 0.1 and 0.35); `d₁` (the base) is their mean over the kind's ratio; the factor
-//! is `d₂ / d₁` when second retries were seen.
+//! time from attempt `k`'s end to attempt `k + 1`'s start: the policy's delay, plus the time
+//! the caller's host took to act on it. [`super::gaps`] fits both at once over every retry
+//! index (the delay `J · b · m^(k−1)` for the jitter's draw `J`, the lateness alike for every
+//! index), so that a busy caller's lateness is not read as a longer base and a flatter factor;
+//! it also picks the jitter's kind (none, equal or full) by likelihood. With fewer than
+//! [`MIN_GAPS`] first gaps the kind is not told: the base is then their mean and the factor the
+//! second gaps' mean over it, lateness included.
 
 use super::Moments;
 use serde::Serialize;
 
 /// Most retry indices whose gaps are kept.
 pub const MAX_INDEX: usize = 16;
+/// The largest factor believed: past it the fit is taken as swamped by the caller's lateness.
+pub const MAX_FACTOR: f64 = 8.0;
 /// Fewest first gaps to tell the jitter's kind.
 pub const MIN_GAPS: u64 = 5;
 
@@ -37,6 +40,13 @@ pub struct RetryFit {
     pub base_ci_s: Option<f64>,
     /// The factor between delays (`None` without second retries).
     pub factor: Option<f64>,
+    /// The half-width of the factor's 95 % interval.
+    pub factor_ci: Option<f64>,
+    /// The caller's lateness after a delay, as fitted: its floor and its mean, in seconds
+    /// (`None` with fewer than [`MIN_GAPS`] first gaps).
+    pub lateness_floor_s: Option<f64>,
+    /// See `lateness_floor_s`.
+    pub lateness_mean_s: Option<f64>,
     /// `none`, `equal` or `full`, or `None` with fewer than [`MIN_GAPS`] first gaps.
     pub jitter: Option<&'static str>,
     /// The coefficient of variation of the first gaps.
@@ -48,32 +58,49 @@ pub struct RetryFit {
 }
 
 /// Fits the policy: `attempts[i]` = chains with `i + 1` attempts, `failed[i]` = those of them
-/// that failed in the end, `gaps[k]` = the gaps before retry `k + 1`.
-pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments]) -> RetryFit {
+/// that failed in the end, `gaps[k]` = the gaps before retry `k + 1` and `samples[k]` a
+/// uniform sample of them (seconds).
+pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments], samples: &[Vec<f64>]) -> RetryFit {
     let chains: u64 = attempts.iter().sum();
     let retried: u64 = attempts.iter().skip(1).sum();
     let max_retries_seen = attempts.iter().rposition(|&n| n > 0).unwrap_or(0) as u32;
     let gave_up: u64 = failed.iter().sum();
     let gave_up_at_max = failed.get(max_retries_seen as usize).copied().unwrap_or(0);
     let g1 = gaps.first().copied().unwrap_or_default();
-    let (jitter, ratio) = match (g1.n >= MIN_GAPS).then(|| g1.cv()) {
-        Some(cv) if cv < 0.1 => (Some("none"), 1.0),
-        Some(cv) if cv < 0.35 => (Some("equal"), 0.75),
-        Some(_) => (Some("full"), 0.5),
-        None => (None, 1.0),
-    };
-    let base_s = (g1.n > 0).then(|| g1.mean / ratio);
-    let base_ci_s = (g1.n > 1).then(|| g1.half_width95() / ratio);
     let g2 = gaps.get(1).copied().unwrap_or_default();
-    let factor = match (base_s, g2.n >= 3) {
-        (Some(b), true) if b > 0.0 => Some(((g2.mean / ratio) / b).max(1.0)),
-        _ => None,
+    let fitted = (g1.n >= MIN_GAPS).then(|| super::gaps::fit(samples, &[0, 1, 2])).flatten();
+    // A fit that puts nearly all of the gaps in the lateness (a first delay under a twentieth of
+    // the first gaps' mean, or a factor of 8 or more) is not a policy told apart from a host too
+    // busy to keep it: the means are written then, lateness included, and said.
+    let swamped = fitted.is_some_and(|m| m.base * 20.0 < g1.mean || m.factor >= MAX_FACTOR);
+    let model = fitted.filter(|_| !swamped);
+    let (base_s, base_ci_s, factor, factor_ci, jitter) = match model {
+        Some(m) => (
+            Some(m.base),
+            m.base_ci,
+            (g2.n >= 3).then_some(m.factor),
+            m.factor_ci.filter(|_| g2.n >= 3),
+            Some(super::gaps::KINDS[m.kind].0),
+        ),
+        None => {
+            let base = (g1.n > 0).then_some(g1.mean);
+            let factor = base.filter(|&b| b > 0.0 && g2.n >= 3).map(|b| (g2.mean / b).max(1.0));
+            (base, (g1.n > 1).then(|| g1.half_width95()), factor, None, None)
+        }
     };
     let policy = spec(max_retries_seen, base_s, factor, jitter);
     let mut words = vec![format!("{chains} calls, {retried} retried")];
     if retried > 0 {
         words.push(format!("{} first gaps", g1.n));
-        if jitter.is_none() {
+        if let Some(m) = model {
+            words.push(format!(
+                "fitted with the caller's lateness apart (mean {})",
+                crate::fmt_duration(m.floor + m.tail)
+            ));
+        }
+        if swamped {
+            words.push("the gaps are mostly the caller's lateness (a host too busy to keep the delays): base and factor from their means, lateness included, jitter not told".into());
+        } else if jitter.is_none() {
             words.push("too few gaps to tell the jitter (none written)".into());
         }
         if factor.is_none() && max_retries_seen > 1 {
@@ -93,6 +120,9 @@ pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments]) -> RetryF
         base_s,
         base_ci_s,
         factor,
+        factor_ci,
+        lateness_floor_s: model.map(|m| m.floor),
+        lateness_mean_s: model.map(|m| m.floor + m.tail),
         jitter,
         first_gap_cv: (g1.n > 1).then(|| g1.cv()),
         policy,
@@ -118,29 +148,31 @@ fn spec(max_retries: u32, base_s: Option<f64>, factor: Option<f64>, jitter: Opti
 mod tests {
     use super::*;
 
-    fn gaps(values: &[&[f64]]) -> Vec<Moments> {
-        values
+    fn gaps(values: &[&[f64]]) -> (Vec<Moments>, Vec<Vec<f64>>) {
+        let m = values
             .iter()
             .map(|v| {
                 let mut m = Moments::default();
                 v.iter().for_each(|&x| m.add(x));
                 m
             })
-            .collect()
+            .collect();
+        (m, values.iter().map(|v| v.to_vec()).collect())
     }
 
     #[test]
     fn exponential_without_jitter() {
-        let g = gaps(&[&[0.1; 10], &[0.2; 6], &[0.4; 3]]);
-        let f = fit_retries(&[20, 4, 3, 3], &[0, 0, 0, 3], &g);
+        let (g, s) = gaps(&[&[0.1; 10], &[0.2; 6], &[0.4; 3]]);
+        let f = fit_retries(&[20, 4, 3, 3], &[0, 0, 0, 3], &g, &s);
         assert_eq!(f.policy, "exponential:base=100ms,factor=2.00,jitter=none,max-retries=3");
         assert_eq!((f.max_retries_seen, f.gave_up_at_max), (3, 3));
     }
 
     #[test]
-    fn full_jitter_doubles_the_mean() {
-        let first: Vec<f64> = (0..100).map(|i| i as f64 / 100.0 * 0.2).collect(); // U[0, 200ms]
-        let f = fit_retries(&[100, 100], &[0, 10], &gaps(&[&first]));
+    fn full_jitter_is_told_and_its_bound_read() {
+        let first: Vec<f64> = (0..100).map(|i| (i as f64 + 0.5) / 100.0 * 0.2).collect(); // U[0, 200ms]
+        let (g, s) = gaps(&[&first]);
+        let f = fit_retries(&[100, 100], &[0, 10], &g, &s);
         assert_eq!(f.jitter, Some("full"));
         assert!((f.base_s.unwrap() - 0.2).abs() < 0.01, "{f:?}");
         assert!(
@@ -151,8 +183,17 @@ mod tests {
     }
 
     #[test]
+    fn too_few_gaps_to_tell_the_jitter() {
+        let (g, s) = gaps(&[&[0.01, 0.03]]);
+        let f = fit_retries(&[5, 2], &[0, 0], &g, &s);
+        assert_eq!(f.jitter, None);
+        assert!((f.base_s.unwrap() - 0.02).abs() < 1e-12, "{f:?}");
+        assert!(f.confidence.contains("too few gaps to tell the jitter"), "{}", f.confidence);
+    }
+
+    #[test]
     fn no_retries() {
-        let f = fit_retries(&[50], &[2], &[]);
+        let f = fit_retries(&[50], &[2], &[], &[]);
         assert_eq!(f.policy, "constant:max-retries=0");
         assert_eq!(f.retried, 0);
     }

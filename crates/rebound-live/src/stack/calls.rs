@@ -83,6 +83,8 @@ pub struct Call {
     seed: u64,
     calls: AtomicU64,
     client: reqwest::Client,
+    /// The probability that a request makes the call (`probability`, in [0, 1]).
+    pub probability: f64,
     /// Its counters.
     pub counters: CallCounters,
     /// The process's span recorder, when traced.
@@ -143,6 +145,7 @@ impl Call {
             seed,
             calls: AtomicU64::new(0),
             client,
+            probability: edge.probability,
             counters: CallCounters::default(),
             traces: None,
         }

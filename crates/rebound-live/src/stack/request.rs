@@ -138,6 +138,14 @@ async fn work(s: &Inner, span: Option<&opentelemetry::Context>) -> Answer {
         return Answer::Error;
     }
     for call in &s.calls {
+        // A call of probability p is made by a request with probability p (the simulator's
+        // draw, `graph/calls.rs`).
+        if call.probability < 1.0 {
+            let mut rng = s.rng.lock().unwrap_or_else(|e| e.into_inner());
+            if rng.random::<f64>() >= call.probability {
+                continue;
+            }
+        }
         if !call.run(span).await {
             return Answer::Error;
         }

@@ -139,7 +139,12 @@ pub fn start(scenario: &Scenario, launch: &Launch) -> Result<Vec<ServiceProcess>
     for i in callees_first(scenario) {
         let svc = &scenario.services[i];
         let mut peers = Vec::new();
-        for call in &svc.calls {
+        // One --peer per replica of each callee, however many of the service's calls go to it
+        // (a fan-out written as repeated calls).
+        for (k, call) in svc.calls.iter().enumerate() {
+            if svc.calls[..k].iter().any(|c| c.to == call.to) {
+                continue;
+            }
             for p in started.iter().filter(|p| scenario.services[p.id.service].name == call.to) {
                 peers.push(format!("{}={}", call.to, p.url));
             }

@@ -5,16 +5,29 @@
 use super::engine::{Caller, Engine, Ev};
 use super::hedge::Sent;
 use crate::queue::{nanos, Nanos};
+use rand::Rng;
 use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
 
 impl Engine<'_> {
     #[inline]
-    /// Starts call `job.call`, or answers OK when every call is done.
+    /// Starts call `job.call` (or the next one the request makes: a call of `probability` p is
+    /// made with probability p), or answers OK when every call is done.
     pub(super) fn call_start(&mut self, t: Nanos, s: u16, j: u32) {
-        let job = &mut self.svcs[s as usize].jobs[j as usize];
-        let k = job.call as usize;
-        if k >= self.topo.nodes[s as usize].calls.len() {
+        let calls = &self.topo.nodes[s as usize].calls;
+        let svc = &mut self.svcs[s as usize];
+        let mut k = svc.jobs[j as usize].call as usize;
+        while k < calls.len()
+            && calls[k].probability < 1.0
+            && svc.call_rng.random::<f64>() >= calls[k].probability
+        {
+            k += 1;
+        }
+        let n = calls.len();
+        let job = &mut svc.jobs[j as usize];
+        // (Below MAX_CALLS = 16.)
+        job.call = k as u8;
+        if k >= n {
             return self.answer(t, s as usize, j, true);
         }
         job.clear_tried();

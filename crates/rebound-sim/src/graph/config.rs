@@ -206,6 +206,22 @@ pub struct CallConfig {
     #[serde(default, skip_serializing_if = "crate::retrier::CallBudgetScope::is_service")]
     #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub budget_scope: crate::retrier::CallBudgetScope,
+    /// Probability in [0, 1] that a request makes this call, drawn per request apart from its
+    /// other calls (default 1: every request makes it); a call not made counts as answered.
+    /// Fractional fan-out: calls to one service with probabilities 1 and 0.5 are 1.5 calls a
+    /// request on average (what `rebound fit` writes for a measured fan-out of 1.5).
+    #[serde(default = "always", skip_serializing_if = "is_always")]
+    #[cfg_attr(feature = "schema", schemars(!skip_serializing_if, range(min = 0.0, max = 1.0)))]
+    pub probability: f64,
+}
+
+fn always() -> f64 {
+    1.0
+}
+
+/// `true` for 1 (a call every request makes, `probability` left at its default).
+fn is_always(p: &f64) -> bool {
+    *p == 1.0
 }
 
 fn no_retries() -> Spec {

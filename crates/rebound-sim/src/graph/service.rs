@@ -46,6 +46,9 @@ pub(super) struct Svc {
     /// Draws whether a request fails (apart from `rng`, so that an error rate leaves the
     /// service times drawn as they were).
     pub fault_rng: SmallRng,
+    /// Draws whether a request makes a call of probability below 1 (apart from `rng` and
+    /// `fault_rng`, so that calls made always leave the other draws as they were).
+    pub call_rng: SmallRng,
     /// Events held while paused, fired at resume in order.
     pub held: Vec<Ev>,
     pub area: u128,
@@ -109,6 +112,7 @@ impl Svc {
             slowdown: 1.0,
             error_rate: node.error_rate,
             fault_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_100 - i as u32)),
+            call_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_300 - i as u32)),
             held: Vec::new(),
             area: 0,
             last: 0,

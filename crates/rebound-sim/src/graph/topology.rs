@@ -69,6 +69,8 @@ pub struct Edge {
     pub retry_after: crate::retrier::RetryAfter,
     /// Whether each of the caller's workers has a budget of its own.
     pub budget_scope: crate::retrier::CallBudgetScope,
+    /// The probability that a request makes the call, in [0, 1].
+    pub probability: f64,
 }
 
 /// The services of a scenario, resolved.
@@ -177,6 +179,13 @@ impl Topology {
                 if timeout.is_zero() {
                     return Err(bad("service.call.timeout", at(&"0s"), "a duration > 0"));
                 }
+                if !(0.0..=1.0).contains(&call.probability) {
+                    return Err(bad(
+                        "service.call.probability",
+                        at(&call.probability),
+                        "a probability in [0, 1]",
+                    ));
+                }
                 if let Err(ScenarioError::Invalid { value, expected, .. }) = crate::check_policy(&call.policy)
                 {
                     return Err(bad("service.call.policy", at(&value), expected));
@@ -197,6 +206,7 @@ impl Topology {
                     retry_on: call.retry_on,
                     retry_after: call.retry_after,
                     budget_scope: call.budget_scope,
+                    probability: call.probability,
                 });
             }
             let n = Node {
