@@ -21,10 +21,10 @@
 //! ladder alone ahead of the bare heap from about 1,000 events waiting; the heap keeps only
 //! the few-event case.
 
-use super::{Entry, Reversed, Scheduler};
+use super::quad::QuadHeap;
+use super::{Entry, Scheduler};
 use crate::ladder::LadderScheduler;
 use crate::queue::Nanos;
-use std::collections::BinaryHeap;
 
 /// Events waiting above which the heap's events move to the ladder.
 pub const UP: usize = 1 << 8;
@@ -33,7 +33,7 @@ pub const DOWN: usize = UP / 4;
 
 /// A binary heap while small, a ladder queue while large; see the [module docs](self).
 pub struct AdaptiveScheduler<T> {
-    heap: BinaryHeap<Reversed<T>>,
+    heap: QuadHeap<T>,
     ladder: LadderScheduler<T>,
     on_ladder: bool,
     up: usize,
@@ -67,7 +67,7 @@ impl<T> AdaptiveScheduler<T> {
     pub fn with_thresholds(down: usize, up: usize) -> Self {
         assert!(down < up, "AdaptiveScheduler: down ({down}) must be below up ({up})");
         AdaptiveScheduler {
-            heap: BinaryHeap::new(),
+            heap: QuadHeap::default(),
             ladder: LadderScheduler::default(),
             on_ladder: false,
             up,
@@ -80,13 +80,14 @@ impl<T> AdaptiveScheduler<T> {
         self.on_ladder
     }
 
-    /// Moves every event from the heap to the ladder (the heap keeps its buffer for the way
+    /// Moves every event from the heap to the ladder (the heap keeps its buffers for the way
     /// back).
     #[cold]
     fn move_to_ladder(&mut self) {
-        for Reversed(e) in self.heap.drain() {
-            self.ladder.insert_entry(e);
+        for (at, seq, item) in self.heap.drain() {
+            self.ladder.insert_entry(Entry::new(at, seq, item));
         }
+        self.heap.clear_slots();
         self.on_ladder = true;
     }
 
@@ -94,9 +95,8 @@ impl<T> AdaptiveScheduler<T> {
     /// heap where it lands (no sift), so the move is O(n).
     #[cold]
     fn move_to_heap(&mut self) {
-        self.heap.reserve(self.ladder.len());
-        while let Some(e) = self.ladder.pop_entry() {
-            self.heap.push(Reversed(e));
+        while let Some((at, seq, item)) = self.ladder.pop_entry().map(Entry::into_parts) {
+            self.heap.push_sorted(at, seq, item);
         }
         self.on_ladder = false;
     }
@@ -105,11 +105,10 @@ impl<T> AdaptiveScheduler<T> {
 impl<T> Scheduler<T> for AdaptiveScheduler<T> {
     #[inline]
     fn insert(&mut self, at: Nanos, seq: u64, item: T) {
-        let e = Entry::new(at, seq, item);
         if self.on_ladder {
-            return self.ladder.insert_entry(e);
+            return self.ladder.insert_entry(Entry::new(at, seq, item));
         }
-        self.heap.push(Reversed(e));
+        self.heap.insert(at, seq, item);
         if self.heap.len() > self.up {
             self.move_to_ladder();
         }
@@ -120,14 +119,14 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
         if self.on_ladder {
             self.ladder.peek()
         } else {
-            self.heap.peek().map(|e| e.0.key())
+            self.heap.peek()
         }
     }
 
     #[inline]
     fn pop(&mut self) -> Option<(Nanos, u64, T)> {
         if !self.on_ladder {
-            return self.heap.pop().map(|Reversed(e)| e.into_parts());
+            return self.heap.pop();
         }
         let e = self.ladder.pop_entry();
         if self.ladder.len() < self.down {
@@ -141,7 +140,7 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
     }
 
     fn retain(&mut self, keep: &mut dyn FnMut(&T) -> bool) {
-        self.heap.retain(|e| keep(&e.0.item));
+        self.heap.retain(keep);
         self.ladder.retain(keep);
         if self.on_ladder && self.ladder.len() < self.down {
             self.move_to_heap();
@@ -149,7 +148,7 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
     }
 
     fn bytes(&self) -> usize {
-        self.heap.capacity() * std::mem::size_of::<Entry<T>>() + self.ladder.bytes()
+        self.heap.bytes() + self.ladder.bytes()
     }
 
     #[inline]
