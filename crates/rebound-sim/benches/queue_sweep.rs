@@ -70,7 +70,12 @@ fn fill_heap(n: usize, table: &[Nanos]) -> BinaryHeap<Reverse<(Nanos, u64, Event
 
 /// `steps` pops + pushes of the bare heap (its sequence numbers go on from `seq`).
 #[inline(never)]
-fn hold_heap(heap: &mut BinaryHeap<Reverse<(Nanos, u64, Event)>>, mut seq: u64, steps: usize, table: &[Nanos]) {
+fn hold_heap(
+    heap: &mut BinaryHeap<Reverse<(Nanos, u64, Event)>>,
+    mut seq: u64,
+    steps: usize,
+    table: &[Nanos],
+) {
     for i in 0..steps {
         let Reverse((t, _, e)) = heap.pop().expect("n > 0");
         seq += 1;
@@ -157,7 +162,8 @@ fn main() {
         return println!("{which} {n} {ns:.1}");
     }
     let max: usize = flag(&args, "--max").unwrap_or(10_000_000);
-    let extra: Vec<&str> = ["ladder", "quad"].into_iter().filter(|w| args.iter().any(|a| a == &format!("--{w}"))).collect();
+    let extra: Vec<&str> =
+        ["ladder", "quad"].into_iter().filter(|w| args.iter().any(|a| a == &format!("--{w}"))).collect();
     let mut sizes = vec![];
     let mut decade = 1;
     while decade <= max {

@@ -83,14 +83,15 @@ impl<E, S: Scheduler<E>> std::fmt::Debug for EventQueue<E, S> {
     }
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
-    /// An empty queue over an [`AdaptiveScheduler`].
+impl<E: Copy> EventQueue<E> {
+    /// An empty queue over an [`AdaptiveScheduler`] (whose small mode moves events by copy: the
+    /// engine's are small plain values).
     pub fn new() -> Self {
         Self::with_scheduler(AdaptiveScheduler::default())
     }

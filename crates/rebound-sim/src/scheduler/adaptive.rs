@@ -1,11 +1,12 @@
-//! The engine's scheduler: a binary heap while few events wait, the ladder queue once many do.
+//! The engine's scheduler: a 4-ary heap while few events wait, the ladder queue once many do.
 //!
 //! Why: a ladder queue's cost per event does not grow with the number of events waiting, but
 //! it has a fixed cost — building a rung for a couple of events, sorting a bucket, merging its
 //! late heap — that a binary heap of a few events does not pay. Scenario A of issue 40 (an
 //! M/M/1/K queue: 2–3 events in the scheduler, the timeouts in their FIFO lane) spent 55 % of
 //! its time in the ladder; at a million events the heap pays ~20 cache misses a pop and the
-//! ladder wins by 8×. So this scheduler holds its events in a heap until more than [`UP`]
+//! ladder wins by 8×. So this scheduler holds its events in a heap ([`QuadHeap`]: one-integer
+//! keys, four children a node) until more than [`UP`]
 //! wait, moves them all to a ladder then, and back to a heap once fewer than [`DOWN`] do. The
 //! gap between the two ([`UP`] = 4 × [`DOWN`]) is the hysteresis: a switch moves every waiting
 //! event once (O(n)), and at least `UP - DOWN` inserts or pops come between two switches, so
@@ -15,11 +16,14 @@
 //! entries with their keys, so the order of events is the one the heap alone gives
 //! (the proptests in `adaptive/tests.rs`, across switches both ways).
 //!
-//! The thresholds: `scripts/engine_instructions.sh` with the switch at 65,536 counted scenario
-//! A 14 % below the ladder-only engine but the three-tier stack (about 3,000 events waiting)
-//! 21 % above it, and `cargo bench -p rebound-sim --bench queue_sweep -- --ladder` has the
-//! ladder alone ahead of the bare heap from about 1,000 events waiting; the heap keeps only
-//! the few-event case.
+//! The thresholds, from `cargo bench -p rebound-sim --bench queue_sweep -- --fine --quad`
+//! (CPU time; docs/src/checked/speed.md): the 4-ary heap alone beats the ladder up to about
+//! 1,000 events waiting (500: 50 against 60 ns a pop + push; 2,000: 63 against 60) and the
+//! ladder wins beyond, so the switch is at 1,024. In instructions the ladder is cheaper from
+//! about 100 events (`scripts/queue_instructions.sh`: 281 against 359 at 100), but its
+//! sorts' mispredicted branches cost more time than the heap's extra instructions. Before the
+//! 4-ary heap, `std`'s binary heap of packed entries lost to the bare heap by 1.4× at 100
+//! events and the switch sat at 256.
 
 use super::quad::QuadHeap;
 use super::{Entry, Scheduler};
@@ -27,11 +31,11 @@ use crate::ladder::LadderScheduler;
 use crate::queue::Nanos;
 
 /// Events waiting above which the heap's events move to the ladder.
-pub const UP: usize = 1 << 8;
+pub const UP: usize = 1 << 10;
 /// Events waiting below which the ladder's events move back to a heap.
 pub const DOWN: usize = UP / 4;
 
-/// A binary heap while small, a ladder queue while large; see the [module docs](self).
+/// A 4-ary heap while small, a ladder queue while large; see the [module docs](self).
 pub struct AdaptiveScheduler<T> {
     heap: QuadHeap<T>,
     ladder: LadderScheduler<T>,
@@ -40,7 +44,7 @@ pub struct AdaptiveScheduler<T> {
     down: usize,
 }
 
-impl<T> Default for AdaptiveScheduler<T> {
+impl<T: Copy> Default for AdaptiveScheduler<T> {
     fn default() -> Self {
         Self::with_thresholds(DOWN, UP)
     }
@@ -49,7 +53,8 @@ impl<T> Default for AdaptiveScheduler<T> {
 impl<T> std::fmt::Debug for AdaptiveScheduler<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AdaptiveScheduler")
-            .field("len", &self.len())
+            .field("heap", &self.heap)
+            .field("ladder", &self.ladder)
             .field("on_ladder", &self.on_ladder)
             .field("down", &self.down)
             .field("up", &self.up)
@@ -57,7 +62,7 @@ impl<T> std::fmt::Debug for AdaptiveScheduler<T> {
     }
 }
 
-impl<T> AdaptiveScheduler<T> {
+impl<T: Copy> AdaptiveScheduler<T> {
     /// A scheduler that moves to the ladder when more than `up` events wait and back to a heap
     /// when fewer than `down` do (the defaults: [`DOWN`], [`UP`]).
     ///
@@ -87,7 +92,6 @@ impl<T> AdaptiveScheduler<T> {
         for (at, seq, item) in self.heap.drain() {
             self.ladder.insert_entry(Entry::new(at, seq, item));
         }
-        self.heap.clear_slots();
         self.on_ladder = true;
     }
 
@@ -102,11 +106,30 @@ impl<T> AdaptiveScheduler<T> {
     }
 }
 
-impl<T> Scheduler<T> for AdaptiveScheduler<T> {
-    #[inline]
+impl<T: Copy> AdaptiveScheduler<T> {
+    /// [`Scheduler::insert`] in ladder mode: out of line, so that the heap mode's is short
+    /// enough to inline into the engine's loop.
+    #[inline(never)]
+    fn ladder_insert(&mut self, at: Nanos, seq: u64, item: T) {
+        self.ladder.insert_entry(Entry::new(at, seq, item));
+    }
+
+    /// [`Scheduler::pop`] in ladder mode (out of line, as [`Self::ladder_insert`]).
+    #[inline(never)]
+    fn ladder_pop(&mut self) -> Option<(Nanos, u64, T)> {
+        let e = self.ladder.pop_entry();
+        if self.ladder.len() < self.down {
+            self.move_to_heap();
+        }
+        e.map(Entry::into_parts)
+    }
+}
+
+impl<T: Copy> Scheduler<T> for AdaptiveScheduler<T> {
+    #[inline(always)]
     fn insert(&mut self, at: Nanos, seq: u64, item: T) {
         if self.on_ladder {
-            return self.ladder.insert_entry(Entry::new(at, seq, item));
+            return self.ladder_insert(at, seq, item);
         }
         self.heap.insert(at, seq, item);
         if self.heap.len() > self.up {
@@ -114,7 +137,7 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn peek(&mut self) -> Option<(Nanos, u64)> {
         if self.on_ladder {
             self.ladder.peek()
@@ -123,16 +146,12 @@ impl<T> Scheduler<T> for AdaptiveScheduler<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Option<(Nanos, u64, T)> {
-        if !self.on_ladder {
-            return self.heap.pop();
+        if self.on_ladder {
+            return self.ladder_pop();
         }
-        let e = self.ladder.pop_entry();
-        if self.ladder.len() < self.down {
-            self.move_to_heap();
-        }
-        e.map(Entry::into_parts)
+        self.heap.pop()
     }
 
     fn len(&self) -> usize {

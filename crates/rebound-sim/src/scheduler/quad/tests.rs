@@ -24,7 +24,6 @@ fn same_as_heap(ops: &[(u64, u8)], any_time: bool) -> Result<(), TestCaseError> 
             }
         }
         prop_assert_eq!(q.len(), heap.len());
-        prop_assert!(q.items.len() <= q.len() + q.free.len() && q.free.len() <= q.items.len());
     }
     while let Some(e) = heap.pop() {
         prop_assert_eq!(q.pop(), Some(e));
@@ -52,36 +51,26 @@ proptest! {
 
     /// Keys give back the time and number (kept at their maxima) and order as they do.
     #[test]
-    fn keys_order_as_time_then_sequence(
-        a in (any::<u64>(), any::<u64>(), any::<u32>()), b in (any::<u64>(), any::<u64>(), any::<u32>())
-    ) {
-        let clamp = |(t, s, _): (u64, u64, u32)| (t.min(MAX_TIME), s.min(MAX_SEQ));
-        let (x, y) = (pack(a.0, a.1, a.2), pack(b.0, b.1, b.2));
+    fn keys_order_as_time_then_sequence(a in (any::<u64>(), any::<u64>()), b in (any::<u64>(), any::<u64>())) {
+        let clamp = |(t, s): (u64, u64)| (t.min(MAX_TIME), s.min(MAX_SEQ));
+        let (x, y) = (pack(a.0, a.1), pack(b.0, b.1));
         prop_assert_eq!(unpack(x), clamp(a));
-        if clamp(a) != clamp(b) {
-            prop_assert_eq!(x.cmp(&y), clamp(a).cmp(&clamp(b)));
-        }
+        prop_assert_eq!(x.cmp(&y), clamp(a).cmp(&clamp(b)));
     }
 }
 
-/// A sorted run appended without sifts, then drained, gives back every event; the slab is
-/// reused, not grown, by the next run.
+/// A sorted run appended without sifts pops in order; drained, it gives back every event.
 #[test]
 fn a_sorted_run_goes_in_and_out_whole() {
     let mut q = QuadHeap::default();
     for i in 0..100u64 {
         q.push_sorted(i / 3, i, i);
     }
-    for i in 0..100u64 {
+    for i in 0..60u64 {
         assert_eq!(q.pop(), Some((i / 3, i, i)));
     }
-    for i in 0..50u64 {
-        q.push_sorted(7, i, i);
-    }
-    assert_eq!(q.items.len(), 100);
     let mut got: Vec<u64> = q.drain().map(|(_, _, e)| e).collect();
-    q.clear_slots();
     got.sort_unstable();
-    assert_eq!(got, (0..50).collect::<Vec<_>>());
-    assert_eq!((q.len(), q.items.len(), q.free.len()), (0, 0, 0));
+    assert_eq!(got, (60..100).collect::<Vec<_>>());
+    assert_eq!(q.len(), 0);
 }
