@@ -16,9 +16,11 @@
 //! and the lanes' fronts, by the same `(time, order)` key, so lanes change the speed and never
 //! the order of events.
 
-use crate::chunked::Chunked;
+mod lanes;
+
 use crate::scheduler::adaptive::AdaptiveScheduler;
-use crate::scheduler::{Entry, HeapScheduler, Scheduler, MAX_TIME};
+use crate::scheduler::{HeapScheduler, Scheduler};
+use lanes::{key, Lanes};
 
 /// Virtual time in nanoseconds since the start of a run.
 pub type Nanos = u64;
@@ -49,7 +51,7 @@ pub const SECOND: Nanos = 1_000_000_000;
 /// ```
 pub struct EventQueue<E, S = AdaptiveScheduler<E>> {
     sched: S,
-    lanes: [Chunked<Entry<E>>; LANES],
+    lanes: Lanes<E>,
     seq: u64,
     popped: u64,
 }
@@ -81,14 +83,15 @@ impl<E, S: Scheduler<E>> std::fmt::Debug for EventQueue<E, S> {
     }
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
-    /// An empty queue over an [`AdaptiveScheduler`].
+impl<E: Copy> EventQueue<E> {
+    /// An empty queue over an [`AdaptiveScheduler`] (whose small mode moves events by copy: the
+    /// engine's are small plain values).
     pub fn new() -> Self {
         Self::with_scheduler(AdaptiveScheduler::default())
     }
@@ -121,17 +124,15 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     #[inline]
     pub fn push_lane(&mut self, lane: usize, at: Nanos, event: E) {
         self.seq += 1;
-        let fifo = &mut self.lanes[lane];
-        match fifo.back() {
-            Some(last) if last.at() > at.min(MAX_TIME) => self.sched.insert(at, self.seq, event),
-            _ => fifo.push_back(Entry::new(at, self.seq, event)),
+        if let Err(event) = self.lanes.push(lane, at, self.seq, event) {
+            self.sched.insert(at, self.seq, event);
         }
     }
 
     /// The earliest event, or `None` when the queue is empty.
     #[inline]
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
-        if self.lanes.iter().all(Chunked::is_empty) {
+        if self.lanes.all_empty() {
             // No lane to compare with: the scheduler's next, without a peek.
             let (at, _, event) = self.sched.pop()?;
             self.popped += 1;
@@ -162,8 +163,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         let (near, far) = if source == LANES {
             (self.sched.ahead(NEAR - 1), self.sched.ahead(FAR - 1))
         } else {
-            let lane = &self.lanes[source];
-            (lane.get(NEAR - 1).map(|e| &e.item), lane.get(FAR - 1).map(|e| &e.item))
+            (self.lanes.get(source, NEAR - 1), self.lanes.get(source, FAR - 1))
         };
         if let Some(e) = far {
             ahead(e, Ahead::Far);
@@ -177,15 +177,12 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// The source holding the earliest (time, order) key: the scheduler ([`LANES`]) or a lane.
     #[inline]
     fn earliest(&mut self) -> Option<usize> {
-        let mut best = self.sched.peek().map(|k| (k, LANES));
-        for (i, lane) in self.lanes.iter().enumerate() {
-            if let Some(front) = lane.front() {
-                if best.is_none_or(|(k, _)| front.key() < k) {
-                    best = Some((front.key(), i));
-                }
-            }
+        let (lane_key, lane) = self.lanes.first();
+        match self.sched.peek() {
+            Some(next) if key(next) < lane_key => Some(LANES),
+            _ if lane_key == u128::MAX => None,
+            _ => Some(lane),
         }
-        best.map(|(_, source)| source)
     }
 
     #[inline]
@@ -193,7 +190,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         let (at, event) = if source == LANES {
             self.sched.pop().map(|(at, _, e)| (at, e))
         } else {
-            self.lanes[source].pop_front().map(|e| (e.at(), e.item))
+            self.lanes.pop(source).map(|e| (e.at(), e.item))
         }?;
         self.popped += 1;
         Some((at, event))
@@ -206,16 +203,13 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
         let before = self.len();
         self.sched.retain(&mut keep);
-        for lane in &mut self.lanes {
-            lane.retain(|e| keep(&e.item));
-        }
+        self.lanes.retain(&mut keep);
         before - self.len()
     }
 
     /// Bytes the waiting events take, spare room included.
     pub fn bytes(&self) -> usize {
-        let lanes: usize = self.lanes.iter().map(Chunked::len).sum();
-        self.sched.bytes() + lanes * std::mem::size_of::<Entry<E>>()
+        self.sched.bytes() + self.lanes.len() * std::mem::size_of::<crate::scheduler::Entry<E>>()
     }
 
     /// Events popped so far (the simulator's work, for `events/s`).
@@ -225,7 +219,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.sched.len() + self.lanes.iter().map(Chunked::len).sum::<usize>()
+        self.sched.len() + self.lanes.len()
     }
 
     /// Whether no event waits.

@@ -7,17 +7,19 @@
 //! [`EventQueue`](crate::queue::EventQueue), and the order of events is the same whichever
 //! scheduler holds them — by `(time, sequence number)`, smallest first.
 //!
-//! Three implementations: [`HeapScheduler`], a binary heap (O(log n) per operation, the
-//! reference); [`LadderScheduler`](crate::ladder::LadderScheduler), a ladder queue (Tang, Goh
-//! and Thng, *Ladder queue: an O(1) priority queue structure for large-scale discrete event
-//! simulation*, ACM TOMACS 15(3), 2005), whose cost per event does not grow with the number of
-//! events waiting; and [`AdaptiveScheduler`](adaptive::AdaptiveScheduler), the engine's: the
-//! heap while few events wait, the ladder once many do.
+//! Four implementations: [`HeapScheduler`], `std`'s binary heap (O(log n) per operation, the
+//! reference); [`QuadHeap`](quad::QuadHeap), a 4-ary heap of one-integer keys (O(log n), and
+//! fewer, cheaper steps); [`LadderScheduler`](crate::ladder::LadderScheduler), a ladder queue
+//! (Tang, Goh and Thng, *Ladder queue: an O(1) priority queue structure for large-scale
+//! discrete event simulation*, ACM TOMACS 15(3), 2005), whose cost per event does not grow with
+//! the number of events waiting; and [`AdaptiveScheduler`](adaptive::AdaptiveScheduler), the
+//! engine's: the 4-ary heap while few events wait, the ladder once many do.
 //!
 //! ```
 //! use rebound_sim::scheduler::{HeapScheduler, Scheduler};
 //! use rebound_sim::ladder::LadderScheduler;
 //! use rebound_sim::scheduler::adaptive::AdaptiveScheduler;
+//! use rebound_sim::scheduler::quad::QuadHeap;
 //! fn drain<S: Scheduler<&'static str>>(mut s: S) -> Vec<&'static str> {
 //!     s.insert(20, 1, "late");
 //!     s.insert(10, 3, "second");
@@ -26,10 +28,12 @@
 //! }
 //! assert_eq!(drain(HeapScheduler::default()), ["first", "second", "late"]);
 //! assert_eq!(drain(LadderScheduler::default()), ["first", "second", "late"]);
+//! assert_eq!(drain(QuadHeap::default()), ["first", "second", "late"]);
 //! assert_eq!(drain(AdaptiveScheduler::with_thresholds(0, 1)), ["first", "second", "late"]);
 //! ```
 
 pub mod adaptive;
+pub mod quad;
 
 use crate::queue::Nanos;
 use std::cmp::Ordering;
