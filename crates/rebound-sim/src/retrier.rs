@@ -222,6 +222,13 @@ impl Retrier {
         self.backoff.prefetch(client);
     }
 
+    /// [`Retrier::prefetch`], with the client's jitter RNG when it has a place of its own: what
+    /// [`Retrier::on_failure`] reads.
+    #[inline]
+    pub(crate) fn prefetch_failure(&self, client: u32) {
+        self.backoff.prefetch_failure(client);
+    }
+
     /// Client `client` starts a new request at `t`.
     #[inline]
     pub fn start(&mut self, client: u32, t: Nanos) {

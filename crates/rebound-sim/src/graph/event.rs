@@ -79,7 +79,8 @@ pub(super) enum Ev {
 /// [`crate::prefetch`]): far ahead, the user or the server slot; near, the backoff state of a
 /// user whose attempt will time out and the user of the slot (each found in what the far look
 /// fetched: the user's record, the slot), and the backoff state of a user starting a request
-/// after a failed one; far, a service event's request slot.
+/// after a failed one; far, a service event's request slot, and near, what that slot names
+/// ([`prefetch_job`]).
 #[inline(always)]
 pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
     match (*ev, look) {
@@ -88,7 +89,7 @@ pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, 
         // waits for it (the record came with the far look; most timeouts find their user
         // answered). A new request reads the state only if its last one failed, a retry not at
         // all (it sends).
-        (Ev::Timeout(c, seq), Ahead::Near) if users.waits_for(c, seq) => retrier.prefetch(c),
+        (Ev::Timeout(c, seq), Ahead::Near) if users.waits_for(c, seq) => retrier.prefetch_failure(c),
         // A new request after a failed one resets the backoff state.
         (Ev::Think(c), Ahead::Near) if users.failed(c) => retrier.prefetch(c),
         // A service event's request slot: at scale, tens of thousands of slots a service.
@@ -96,6 +97,10 @@ pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, 
             if let Some(svc) = svcs.get(s as usize) {
                 crate::prefetch::prefetch_at(&svc.jobs, j as usize);
             }
+        }
+        (Ev::Work(s, j, x) | Ev::CallTimeout(s, j, x) | Ev::CallRetry(s, j, x), Ahead::Near) => {
+            let timeout = matches!(ev, Ev::CallTimeout(..));
+            prefetch_job(users, svcs, s, j, x, timeout);
         }
         (Ev::Tick(s, slot, gen), look) => {
             if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
@@ -110,5 +115,34 @@ pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, 
             }
         }
         _ => {}
+    }
+}
+
+/// The near look at a service event on request slot `j` of service `s` (`x`: its generation, or
+/// for a `timeout` its attempt), whose slot the far look fetched: if the event will act, the
+/// backoff state and jitter RNG of the slot's worker under its current call (a work's end
+/// starts the call, resetting the state; a retry or a timeout may fail it), and the slot's
+/// caller — the user's record or the calling service's slot — which an answer reaches in the
+/// same event. At scale these are tens of thousands of slots and workers a service, touched in
+/// no order: without this, each was a miss when the event came (issue 40's profile: the worker's
+/// state and RNG in `on_failure`, the caller's slot in `call_reply`).
+#[inline(always)]
+fn prefetch_job(users: &Users, svcs: &[Svc], s: u16, j: u32, x: u32, timeout: bool) {
+    let Some(svc) = svcs.get(s as usize) else { return };
+    let Some(job) = svc.jobs.get(j as usize) else { return };
+    let acts = if timeout { job.waits_for(x) } else { job.live() && job.gen == x };
+    if !acts {
+        return;
+    }
+    if let Some(r) = svc.retriers.get(job.call as usize) {
+        r.prefetch_failure(job.worker);
+    }
+    match job.caller() {
+        Caller::User(u) => users.prefetch(u),
+        Caller::Job(s2, j2) => {
+            if let Some(up) = svcs.get(s2 as usize) {
+                crate::prefetch::prefetch_at(&up.jobs, j2 as usize);
+            }
+        }
     }
 }

@@ -61,6 +61,17 @@ impl Backoffs {
         }
     }
 
+    /// [`Backoffs::prefetch`], and the client's kept jitter RNG if it has a place of its own
+    /// (`client_rng.rs`): what a failure reads.
+    #[inline]
+    pub(super) fn prefetch_failure(&self, client: u32) {
+        self.prefetch(client);
+        match self {
+            Backoffs::PerCall(_, _, rngs) | Backoffs::Lean(_, _, rngs) => rngs.prefetch(client),
+            Backoffs::Responsive(_) => {}
+        }
+    }
+
     /// Client `client` starts a new request: its sequence starts over.
     #[inline]
     pub(super) fn reset(&mut self, client: u32) {
