@@ -111,7 +111,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     }
 
     /// Schedules `event` at time `at` (an event later than
-    /// [`MAX_TIME`], 78 hours, is kept at that time).
+    /// `MAX_TIME`, 78 hours, is kept at that time).
     #[inline]
     pub fn push(&mut self, at: Nanos, event: E) {
         self.seq += 1;

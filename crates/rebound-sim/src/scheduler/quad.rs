@@ -10,7 +10,7 @@
 //!
 //! so a comparison is one 128-bit compare and the smallest of four children is picked with
 //! conditional moves, not branches. Time and number are kept at [`MAX_TIME`] and [`MAX_SEQ`] at
-//! most, as in every scheduler's [`Entry`](super::Entry), so the order is theirs exactly: by
+//! most, as in every scheduler's `Entry`, so the order is theirs exactly: by
 //! time, then sequence number. Four children a node halve the levels of a binary heap (a d-ary
 //! heap: Johnson, *Priority queues with update and finding minimum spanning trees*, IPL 4(3),
 //! 1975); a pop takes the hole down to the bottom and the last leaf back up from there, as
