@@ -61,23 +61,9 @@ pub struct LiveArgs {
     /// With --scenario: write one self-contained HTML report (text and charts) to this file.
     #[arg(long, value_name = "FILE", requires = "scenario")]
     html: Option<PathBuf>,
-    /// With --scenario: record the live run as OpenTelemetry traces in this file, OTLP JSON
-    /// lines (the Collector's file exporter format): the users' requests and attempts, each
-    /// service's SERVER spans and a CLIENT span per copy it sent (retries numbered by
-    /// http.request.resend_count), W3C traceparent between the processes. One run: --runs 1,
-    /// one policy. `rebound fit OUT` reads it back.
-    #[arg(long, value_name = "OUT", requires = "scenario")]
-    traces: Option<PathBuf>,
-    /// With --traces: the most spans each process writes, 1 to 100000000; spans past it are
-    /// counted and said, not written.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = rebound_live::traces::DEFAULT_MAX_SPANS,
-        value_parser = clap::value_parser!(u64).range(1..=rebound_live::traces::MAX_SPANS_LIMIT),
-        requires = "traces"
-    )]
-    traces_max_spans: u64,
+    /// --traces and --traces-max-spans.
+    #[command(flatten)]
+    traces: crate::serve_stack::TraceArgs,
     /// A policy to run (repeatable). Default: S5's fixed 100 ms retry and S5's exponential
     /// backoff with jitter.
     #[arg(long = "policy", value_name = "SPEC")]
@@ -143,9 +129,10 @@ pub fn run(command: Command) -> Result<ExitCode> {
             plot: args.plot,
             html: args.html,
             max_in_flight: args.max_in_flight,
-            traces: args
-                .traces
-                .map(|path| rebound_live::twin::traced::TracesOut { path, max_spans: args.traces_max_spans }),
+            traces: args.traces.traces.map(|path| rebound_live::twin::traced::TracesOut {
+                path,
+                max_spans: args.traces.traces_max_spans,
+            }),
         });
     }
     let usage = |m: String| crate::usage::Usage(m);

@@ -84,11 +84,9 @@ pub(crate) fn policy_of(spec: &Spec) -> Result<Policy> {
 impl Args {
     pub(crate) fn config(&self) -> Result<LoadConfig> {
         Ok(LoadConfig {
-            url: self.url.clone(),
             clients: self.clients,
             rate: self.rate,
             timeout: self.timeout,
-            policy: policy_of(&self.policy)?,
             duration: self.duration,
             max_in_flight: self.max_in_flight,
             seed: self.seed,
@@ -102,14 +100,7 @@ impl Args {
                 .with_context(|| format!("--policy {}: budget", self.policy))?,
             throttle: self.policy.throttle().map(|t| t.build_seeded(self.seed)).transpose()?,
             retry_breaker: self.policy.retry_breaker().map(|r| r.build().map(Arc::new)).transpose()?,
-            arrivals: load::Arrivals::Closed,
-            spike: None,
-            replicas: Vec::new(),
-            balancer: rebound_sim::graph::Balancer::RoundRobin,
-            levels: Vec::new(),
-            retry_on: rebound_sim::retrier::RetryOn::All,
-            give_up_pause: std::time::Duration::ZERO,
-            traces: None,
+            ..LoadConfig::new(self.url.clone(), policy_of(&self.policy)?)
         })
     }
 }

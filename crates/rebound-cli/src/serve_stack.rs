@@ -31,13 +31,25 @@ pub struct StackArgs {
     /// with the service's index and the replica).
     #[arg(long, default_value_t = 1, requires = "scenario")]
     pub seed: u64,
-    /// Record every request as OpenTelemetry spans, OTLP JSON lines, to this file (with
-    /// --scenario): a SERVER span per request handled, a CLIENT span per copy sent to a callee
-    /// (W3C traceparent between them). Prints `traces: N written, M dropped` when it stops.
+    /// --traces and --traces-max-spans.
+    #[command(flatten)]
+    pub traces: TraceArgs,
+}
+
+/// `--traces` and `--traces-max-spans`, the same for `serve --scenario` (one service) and
+/// `experiment live --scenario` (every process of the stack).
+#[derive(Debug, clap::Args)]
+pub struct TraceArgs {
+    /// With --scenario: record every request as OpenTelemetry traces in this file, OTLP JSON
+    /// lines (the Collector's file exporter format): a SERVER span per request a service
+    /// handles, a CLIENT span per copy it sends (retries numbered by
+    /// http.request.resend_count), W3C traceparent between the processes (with `experiment
+    /// live`, also the users' requests and attempts; one run: --runs 1, one policy). `serve`
+    /// prints `traces: N written, M dropped` when it stops. `rebound fit FILE` reads it back.
     #[arg(long, value_name = "FILE", requires = "scenario")]
     pub traces: Option<PathBuf>,
-    /// With --traces: the most spans written, 1 to 100000000; spans past it are counted as
-    /// dropped, not written.
+    /// With --traces: the most spans each process writes, 1 to 100000000; spans past it are
+    /// counted as dropped and said, not written.
     #[arg(
         long,
         value_name = "N",
@@ -62,10 +74,10 @@ pub fn run(args: &StackArgs, listen: SocketAddr, allow_remote: bool, stop_on_eof
         )));
     }
     let service = args.service.clone().context("--service")?;
-    let traces = match &args.traces {
+    let traces = match &args.traces.traces {
         Some(path) => {
             let instance = format!("{service}[{}]", args.replica);
-            Some(Recorder::to_file(path, &service, &instance, args.traces_max_spans)?)
+            Some(Recorder::to_file(path, &service, &instance, args.traces.traces_max_spans)?)
         }
         None => None,
     };

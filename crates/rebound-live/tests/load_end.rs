@@ -4,8 +4,6 @@
 //! counted those attempts twice (attempts above the requests made, with no retry allowed).
 
 use rebound_live::load::{run, Arrivals, LoadConfig};
-use rebound_sim::graph::Balancer;
-use rebound_sim::retrier::RetryOn;
 use std::net::TcpListener;
 use std::time::Duration;
 
@@ -30,25 +28,12 @@ fn silent_server(secs: u64) -> String {
 
 fn config(url: String) -> LoadConfig {
     LoadConfig {
-        url,
         clients: 1,
         rate: 1000.0,
         timeout: Duration::from_secs(1),
-        policy: "constant:base=1ms,max-retries=0".parse().unwrap(),
         duration: Duration::from_millis(1200),
-        max_in_flight: 10_000,
-        seed: 1,
-        budget: None,
-        throttle: None,
-        retry_breaker: None,
         arrivals: Arrivals::Constant,
-        spike: None,
-        replicas: Vec::new(),
-        balancer: Balancer::RoundRobin,
-        levels: Vec::new(),
-        retry_on: RetryOn::All,
-        give_up_pause: Duration::ZERO,
-        traces: None,
+        ..LoadConfig::new(url, "constant:base=1ms,max-retries=0".parse().unwrap())
     }
 }
 

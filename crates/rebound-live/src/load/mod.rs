@@ -115,6 +115,35 @@ pub struct LoadConfig {
 }
 
 impl LoadConfig {
+    /// A run of `policy` against `url` with `rebound load`'s defaults: 1000 closed-loop clients
+    /// at 100 requests/s in all (S5's clients), 2 s per-attempt timeout, 60 s, at most 10,000
+    /// attempts in flight, seed 1, no budget, throttle, breaker, spike, replicas, levels or
+    /// traces, every failure retried. Change fields with struct update syntax:
+    /// `LoadConfig { clients: 10, ..LoadConfig::new(url, policy) }`.
+    pub fn new(url: String, policy: Policy) -> LoadConfig {
+        LoadConfig {
+            url,
+            clients: 1000,
+            rate: 100.0,
+            timeout: Duration::from_secs(2),
+            policy,
+            duration: Duration::from_secs(60),
+            max_in_flight: 10_000,
+            seed: 1,
+            budget: None,
+            throttle: None,
+            retry_breaker: None,
+            arrivals: Arrivals::Closed,
+            spike: None,
+            replicas: Vec::new(),
+            balancer: Balancer::RoundRobin,
+            levels: Vec::new(),
+            retry_on: RetryOn::All,
+            give_up_pause: Duration::ZERO,
+            traces: None,
+        }
+    }
+
     /// Checks every field's range.
     ///
     /// # Errors
@@ -515,25 +544,11 @@ mod tests {
 
     pub(super) fn config() -> LoadConfig {
         LoadConfig {
-            url: "http://127.0.0.1:1/".into(),
             clients: 10,
             rate: 10.0,
-            timeout: Duration::from_secs(1),
-            policy: "constant:base=100ms".parse().unwrap(),
             duration: Duration::from_secs(1),
             max_in_flight: 10,
-            seed: 1,
-            budget: None,
-            throttle: None,
-            retry_breaker: None,
-            arrivals: Arrivals::Closed,
-            spike: None,
-            replicas: Vec::new(),
-            balancer: Balancer::RoundRobin,
-            levels: Vec::new(),
-            retry_on: RetryOn::All,
-            give_up_pause: Duration::ZERO,
-            traces: None,
+            ..LoadConfig::new("http://127.0.0.1:1/".into(), "constant:base=100ms".parse().unwrap())
         }
     }
 
