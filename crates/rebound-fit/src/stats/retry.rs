@@ -59,8 +59,13 @@ pub struct RetryFit {
 
 /// Fits the policy: `attempts[i]` = chains with `i + 1` attempts, `failed[i]` = those of them
 /// that failed in the end, `gaps[k]` = the gaps before retry `k + 1` and `samples[k]` a
-/// uniform sample of them (seconds).
-pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments], samples: &[Vec<f64>]) -> RetryFit {
+/// uniform sample of them: (when the attempt before the gap ended, the gap), in seconds.
+pub fn fit_retries(
+    attempts: &[u64],
+    failed: &[u64],
+    gaps: &[Moments],
+    samples: &[Vec<(f64, f64)>],
+) -> RetryFit {
     let chains: u64 = attempts.iter().sum();
     let retried: u64 = attempts.iter().skip(1).sum();
     let max_retries_seen = attempts.iter().rposition(|&n| n > 0).unwrap_or(0) as u32;
@@ -148,7 +153,7 @@ fn spec(max_retries: u32, base_s: Option<f64>, factor: Option<f64>, jitter: Opti
 mod tests {
     use super::*;
 
-    fn gaps(values: &[&[f64]]) -> (Vec<Moments>, Vec<Vec<f64>>) {
+    fn gaps(values: &[&[f64]]) -> (Vec<Moments>, Vec<Vec<(f64, f64)>>) {
         let m = values
             .iter()
             .map(|v| {
@@ -157,7 +162,7 @@ mod tests {
                 m
             })
             .collect();
-        (m, values.iter().map(|v| v.to_vec()).collect())
+        (m, values.iter().map(|v| v.iter().enumerate().map(|(i, &x)| (i as f64, x)).collect()).collect())
     }
 
     #[test]
