@@ -13,30 +13,43 @@
 //!
 //! with `J` the jitter's draw (none: 1; equal: `U[1/2, 1]`; full: `U[0, 1]`, the library's
 //! formulas, Brooker 2015) and `L = s + Exp(μ)` the lateness — a floor `s` (the tick) and an
-//! exponential tail of mean `μ` (waits for a CPU) — drawn alike for every retry index, which is
-//! what makes it separable: it moves every index's gaps by the same amount, while the delay's
-//! spread grows with `m^(k−1)`. The density of a gap is the jitter's uniform convolved with
-//! `L`, `[G(x − lo·d) − G(x − d)] / ((1 − lo) d)` for `J ~ U[lo, 1]` (`G` the lateness's
-//! distribution function), and `L`'s density at `x − d` without jitter; a 0.1 % uniform
-//! component over the gaps' range keeps a stray gap (a stall, a mis-chained attempt) from
-//! deciding the fit. `(b, m, s, μ)` maximise the log-likelihood (Nelder and Mead's simplex,
-//! 1965, on `ln b`, `ln (m − 1)`, `ln μ` and `s`); each jitter
-//! kind is fitted and the likeliest kept (Akaike's criterion, as none fits one parameter
-//! fewer: `s` is not told apart from the delay without a spread). The 95 % intervals come from
-//! the profile likelihood (the others refitted with `ln b`, or `ln (m − 1)`, held
-//! 3 % or 5 % off, its rise read as a parabola's; then the delta method to `b` and `m`).
+//! exponential tail of mean `μ` (waits for a CPU).
+//!
+//! The lateness moves with the host's load, and under an outage the load is the retries': in
+//! the twin's 2 s hard-down the api's lateness grew from about 1 ms to 70–80 ms on a busy host
+//! (its gaps in stretches of a quarter second, less the 10 ms × 2 delays' means, agree across
+//! the retry indices within each stretch and grow from one stretch to the next). One `μ` for the
+//! whole run is then a mixture of exponentials read as one, and the fit pays for the misfit with
+//! the base and the factor (10 ms × 2 read as 4–8 ms × 2.2–2.9 on those runs; as 14.4 ms × 1.72
+//! on a quiet host's). So `μ` is fitted apart for each stretch of time — the gaps in the order of
+//! their attempts' ends, cut into stretches of [`STRETCH`] gaps (at most [`MAX_STRETCHES`]) —
+//! while `b`, `m` and `s` are the run's: a retry's gap and the gaps of other retry indices at the
+//! same time share a lateness, which is what makes the delay separable: the lateness moves
+//! every index's gaps by the same amount, while the delay's spread grows with `m^(k−1)`.
+//!
+//! The density of a gap is the jitter's uniform convolved with `L`,
+//! `[G(x − lo·d) − G(x − d)] / ((1 − lo) d)` for `J ~ U[lo, 1]` (`G` the lateness's distribution
+//! function), and `L`'s density at `x − d` without jitter; a 0.1 % uniform component over the
+//! gaps' range keeps a stray gap (a stall, a mis-chained attempt) from deciding the fit.
+//! `(b, m, s)` maximise the log-likelihood (Nelder and Mead's simplex, 1965, on `ln b`,
+//! `ln (m − 1)` and `s`), each stretch's `μ` maximising its own part for every `(b, m, s)` tried
+//! (so the likelihood is profiled over them); each jitter kind is fitted and the likeliest kept
+//! (Akaike's criterion, as none fits one parameter fewer: `s` is not told apart from the delay
+//! without a spread). The 95 % intervals come from the profile likelihood (the others refitted
+//! with `ln b`, or `ln (m − 1)`, held 3 % or 5 % off, its rise read as a parabola's; then the
+//! delta method to `b` and `m`).
 
 /// Most gaps kept per retry index (a uniform sample of them).
 pub const SAMPLE: usize = 1000;
 /// The stray gaps' share in the mixture.
-const STRAY: f64 = 1e-3;
+pub(super) const STRAY: f64 = 1e-3;
 /// Gaps per stretch of time whose lateness is fitted apart (at least; fewer stretches when
 /// the gaps are fewer, one at most [`MAX_STRETCHES`]).
 pub const STRETCH: usize = 60;
 /// Most stretches.
 pub const MAX_STRETCHES: usize = 40;
 /// The smallest lateness tail believed, in seconds (1 µs: below a timer's resolution).
-const MIN_TAIL: f64 = 1e-6;
+pub(super) const MIN_TAIL: f64 = 1e-6;
 
 /// The jitter's kinds: name and the low end of its draw `J ~ U[lo, 1]`.
 pub const KINDS: [(&str, f64); 3] = [("none", 1.0), ("equal", 0.5), ("full", 0.0)];
@@ -62,143 +75,12 @@ pub struct GapFit {
     pub factor_ci: Option<f64>,
 }
 
-/// The gaps, in the order of their times: each one's retry index (0: the first retry), its
-/// value in seconds and its stretch.
-struct Gaps {
-    k: Vec<usize>,
-    x: Vec<f64>,
-    stretch: Vec<usize>,
-    /// Gaps per stretch.
-    count: Vec<f64>,
-    /// Retry indices (the first `indices` of the input that have gaps).
-    indices: usize,
-}
-
-impl Gaps {
-    /// `None` without a first gap.
-    fn new(gaps: &[Vec<(f64, f64)>]) -> Option<Gaps> {
-        let indices = gaps.iter().take_while(|g| !g.is_empty()).count();
-        let mut all: Vec<(f64, usize, f64)> = gaps[..indices]
-            .iter()
-            .enumerate()
-            .flat_map(|(k, g)| g.iter().map(move |&(t, x)| (t, k, x.max(0.0))))
-            .collect();
-        if all.is_empty() {
-            return None;
-        }
-        all.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let n = all.len();
-        let stretches = (n / STRETCH).clamp(1, MAX_STRETCHES);
-        let stretch: Vec<usize> = (0..n).map(|i| i * stretches / n).collect();
-        let mut count = vec![0.0; stretches];
-        stretch.iter().for_each(|&j| count[j] += 1.0);
-        Some(Gaps { k: all.iter().map(|a| a.1).collect(), x: all.iter().map(|a| a.2).collect(), stretch, count, indices })
-    }
-
-    /// Each stretch's lateness tail `μ` for delays `d` (by retry index), jitter `lo` and floor
-    /// `s`: the one that maximises the stretch's likelihood, at least [`MIN_TAIL`] — its
-    /// score's root in `ln μ`, bracketed in steps of `e` from the method of moments' (the
-    /// stretch's gaps' mean less their delays' mean `(1 + lo) / 2 · d` and the floor), then
-    /// found by the Illinois method of false position (Dowell and Jarratt 1971).
-    fn tails(&self, d: &[f64], lo: f64, s: f64, range: f64) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.count.len());
-        let mut from = 0;
-        for &n in &self.count {
-            let to = from + n as usize;
-            let score = |ln_mu: f64| {
-                let mu = ln_mu.exp();
-                (from..to).map(|i| density(self.x[i], d[self.k[i]], lo, s, mu, range).1).sum::<f64>()
-            };
-            let moments = (from..to).map(|i| self.x[i] - 0.5 * (1.0 + lo) * d[self.k[i]]).sum::<f64>() / n - s;
-            let (floor, ceiling) = (MIN_TAIL.ln(), range.max(1e-3).ln());
-            let mut x = moments.max(1e-3 * range).ln().clamp(floor, ceiling);
-            let mut fx = score(x);
-            let step = if fx > 0.0 { 1.0 } else { -1.0 };
-            let mu = loop {
-                let y = (x + step).clamp(floor, ceiling);
-                let fy = score(y);
-                if (fy > 0.0) != (fx > 0.0) {
-                    let ((a, fa), (b, fb)) = if step > 0.0 { ((x, fx), (y, fy)) } else { ((y, fy), (x, fx)) };
-                    break root(&score, (a, fa), (b, fb));
-                }
-                if y == x {
-                    break y;
-                }
-                (x, fx) = (y, fy);
-            };
-            out.push(mu.exp());
-            from = to;
-        }
-        out
-    }
-
-    /// The delays' bounds `b · m^k` by retry index.
-    fn delays(&self, b: f64, m: f64) -> Vec<f64> {
-        std::iter::successors(Some(b), |d| Some(d * m)).take(self.indices).collect()
-    }
-}
-
 /// The model's parameters `(b, m, s)` from a free vector: `ln b`, `ln (m − 1)`, (unused), and
 /// `s` as `smin` (the smallest gap) times a logistic of `t[3]`.
 fn params(t: &[f64; 4], smin: f64, fixed: [bool; 4]) -> (f64, f64, f64) {
     let m = if fixed[1] { 1.0 } else { 1.0 + t[1].clamp(-30.0, 3.0).exp() };
     let s = if fixed[3] { 0.0 } else { smin / (1.0 + (-t[3]).exp()) };
     (t[0].clamp(-30.0, 10.0).exp(), m, s)
-}
-
-/// One gap's mixture density at `x` (delay bound `d`, jitter `lo`, lateness `s + Exp(mu)`,
-/// the stray share spread over `range`) and its log's derivative in `ln mu`.
-fn density(x: f64, d: f64, lo: f64, s: f64, mu: f64, range: f64) -> (f64, f64) {
-    // `G(y)` = P(L ≤ y) and its derivative in `ln mu`, `−e^(−(y−s)/μ) (y−s)/μ`.
-    let g = |y: f64| {
-        if y <= s {
-            (0.0, 0.0)
-        } else {
-            let z = (y - s) / mu;
-            (-(-z).exp_m1(), -(-z).exp() * z)
-        }
-    };
-    let (f, df) = if lo >= 1.0 {
-        if x < d + s {
-            (0.0, 0.0)
-        } else {
-            let z = (x - d - s) / mu;
-            let f = (-z).exp() / mu;
-            (f, f * (z - 1.0))
-        }
-    } else {
-        let ((a, da), (c, dc)) = (g(x - lo * d), g(x - d));
-        let w = (1.0 - lo) * d;
-        ((a - c).max(0.0) / w, (da - dc) / w)
-    };
-    let mix = (1.0 - STRAY) * f + STRAY / range;
-    (mix, (1.0 - STRAY) * df / mix)
-}
-
-/// The root of `f` between `a` and `b` (`f(a) > 0 ≥ f(b)`, given), by the Illinois method.
-fn root(f: impl Fn(f64) -> f64, (mut a, mut fa): (f64, f64), (mut b, mut fb): (f64, f64)) -> f64 {
-    let mut side = 0;
-    for _ in 0..40 {
-        let x = (a * fb - b * fa) / (fb - fa);
-        let fx = f(x);
-        if fx.abs() < 1e-9 || (b - a).abs() < 1e-6 {
-            return x;
-        }
-        if fx > 0.0 {
-            (a, fa) = (x, fx);
-            if side == 1 {
-                fb /= 2.0;
-            }
-            side = 1;
-        } else {
-            (b, fb) = (x, fx);
-            if side == -1 {
-                fa /= 2.0;
-            }
-            side = -1;
-        }
-    }
-    (a + b) / 2.0
 }
 
 /// The log-likelihood of the gaps under jitter `lo` and `(b, m, s)`, each stretch's `μ` its
@@ -272,7 +154,9 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
     Some(fit)
 }
 
+mod lateness;
 mod simplex;
+use lateness::{density, Gaps};
 use simplex::{nelder_mead, profile_se};
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ pub(super) fn nelder_mead(f: &dyn Fn(&[f64; 4]) -> f64, x: [f64; 4], fixed: [boo
     for _ in 0..iters {
         pts.sort_by(|a, b| a.1.total_cmp(&b.1));
         let n = pts.len() - 1;
-        if (pts[n].1 - pts[0].1).abs() < 1e-10 * pts[0].1.abs() + 1e-9 {
+        if (pts[n].1 - pts[0].1).abs() < 1e-7 * pts[0].1.abs() + 1e-6 {
             break;
         }
         let centroid: [f64; 4] =

@@ -50,11 +50,14 @@ fn storm(seed: u64, b: f64, m: f64, s: f64, mu: (f64, f64), secs: f64, every: f6
 
 #[test]
 fn a_lateness_growing_with_the_load_is_not_read_as_the_policy() {
-    // 10 ms × 2, full jitter, three retries a call, 400 calls a second for 2 s; the lateness's
-    // mean grows from 0.5 to 15 ms (7.7 ms on average, as the twin's api's 7.4 ms).
+    // 10 ms × 2, full jitter, three retries a call, 250 calls a second for 2 s; the lateness's
+    // mean grows from 0.5 to 30 ms (the twin's api on a busy host went from about 1 to 80 ms
+    // in the 2 s of its outage: `rebound fit` on its traces, each stretch's gaps less the
+    // delays' means agreeing across the retry indices). One lateness for the whole run read
+    // 6.8 ms × 2.34 for it (seed 1).
     let mut covered = (0, 0);
     for seed in 1..=8 {
-        let g = storm(seed, 0.010, 2.0, 0.001, (0.0005, 0.015), 2.0, 0.0025, 3);
+        let g = storm(seed, 0.010, 2.0, 0.001, (0.0005, 0.030), 2.0, 0.004, 3);
         let f = fit(&g, &[0, 1, 2]).unwrap();
         assert_eq!(KINDS[f.kind].0, "full", "seed {seed}: {f:?}");
         assert!((f.base / 0.010 - 1.0).abs() < 0.2, "seed {seed}: {f:?}");
@@ -72,7 +75,7 @@ fn a_busy_callers_lateness_is_not_read_as_the_policy() {
     // The live twin's api under an outage: 10 ms × 2, full jitter, 7 ms late on average.
     let mut covered = (0, 0);
     for seed in 1..=12 {
-        let g = draw(seed, 0.0, 0.010, 2.0, 0.001, 0.006, &[600, 500, 400]);
+        let g = draw(seed, 0.0, 0.010, 2.0, 0.001, 0.006, &[400, 300, 250]);
         let f = fit(&g, &[0, 1, 2]).unwrap();
         assert_eq!(KINDS[f.kind].0, "full", "seed {seed}: {f:?}");
         assert!((f.base / 0.010 - 1.0).abs() < 0.2, "seed {seed}: {f:?}");
