@@ -73,7 +73,10 @@ fn refused(command: &[&str]) {
     let out = rebound(command, &write("bad.toml", "probability = 1.5"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{command:?}: {stderr}");
-    assert!(stderr.contains("service.call.probability") && stderr.contains("[0, 1]"), "{command:?}: {stderr}");
+    assert!(
+        stderr.contains("service.call.probability") && stderr.contains("[0, 1]"),
+        "{command:?}: {stderr}"
+    );
 }
 
 #[test]
@@ -130,7 +133,12 @@ async fn the_lab_runs_a_call_made_on_a_quarter_of_the_requests_with_a_quarter_of
     };
     let mut db = Vec::new();
     for line in ["", "probability = 0.25"] {
-        let r = reqwest::Client::new().post(&runs).json(&json!({ "scenario": steady(line) })).send().await.unwrap();
+        let r = reqwest::Client::new()
+            .post(&runs)
+            .json(&json!({ "scenario": steady(line) }))
+            .send()
+            .await
+            .unwrap();
         let (status, body): (u16, Value) = (r.status().as_u16(), r.json().await.unwrap());
         assert_eq!(status, 202, "{body}");
         let (status, text) = result(&format!("{runs}/{}", body["id"].as_str().unwrap())).await;

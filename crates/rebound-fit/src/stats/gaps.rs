@@ -137,7 +137,8 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
         let (b, m, s) = params(&t, smin, fixed);
         let mu = g.tails(&g.delays(b, m), lo, s, range);
         let tail = mu.iter().zip(&g.count).map(|(u, n)| u * n).sum::<f64>() / g.x.len() as f64;
-        let tail_range = (mu.iter().copied().fold(f64::INFINITY, f64::min), mu.iter().copied().fold(0.0, f64::max));
+        let tail_range =
+            (mu.iter().copied().fold(f64::INFINITY, f64::min), mu.iter().copied().fold(0.0, f64::max));
         let aic = 2.0 * search(&t) + 2.0 * fixed.iter().filter(|f| !**f).count() as f64;
         let fit =
             GapFit { kind, base: b, factor: m, floor: s, tail, tail_range, base_ci: None, factor_ci: None };

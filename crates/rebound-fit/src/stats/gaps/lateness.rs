@@ -153,4 +153,3 @@ fn root(f: impl Fn(f64) -> f64, (mut a, mut fa): (f64, f64), (mut b, mut fb): (f
     }
     (a + b) / 2.0
 }
-

@@ -3,7 +3,12 @@
 
 /// Nelder and Mead's simplex (1965; reflection 1, expansion 2, contraction and shrink ½),
 /// minimising `f` over the coordinates of `x` not in `fixed`, `iters` steps at most.
-pub(super) fn nelder_mead(f: &dyn Fn(&[f64; 4]) -> f64, x: [f64; 4], fixed: [bool; 4], iters: usize) -> [f64; 4] {
+pub(super) fn nelder_mead(
+    f: &dyn Fn(&[f64; 4]) -> f64,
+    x: [f64; 4],
+    fixed: [bool; 4],
+    iters: usize,
+) -> [f64; 4] {
     let free: Vec<usize> = (0..4).filter(|&i| !fixed[i]).collect();
     let mut pts: Vec<([f64; 4], f64)> = vec![(x, f(&x))];
     for &i in &free {
@@ -70,4 +75,3 @@ pub(super) fn profile_se(
         / 2.0;
     (rise > 0.0 && rise.is_finite()).then(|| step / (2.0 * rise).sqrt())
 }
-

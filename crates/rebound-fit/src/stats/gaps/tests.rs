@@ -30,7 +30,16 @@ fn draw(seed: u64, lo: f64, b: f64, m: f64, s: f64, mu: f64, counts: &[usize]) -
 /// grows with the retries' load: `s + Exp(mu(t))`, its mean rising linearly from `mu.0` at the
 /// outage's start to `mu.1` at its end (the live twin's api under the hard-down outage: the
 /// callers' retries pile up, and the host acts on a delay later and later).
-fn storm(seed: u64, b: f64, m: f64, s: f64, mu: (f64, f64), secs: f64, every: f64, retries: usize) -> Vec<Vec<(f64, f64)>> {
+fn storm(
+    seed: u64,
+    b: f64,
+    m: f64,
+    s: f64,
+    mu: (f64, f64),
+    secs: f64,
+    every: f64,
+    retries: usize,
+) -> Vec<Vec<(f64, f64)>> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut out = vec![Vec::new(); retries];
     let mut start = 0.0;
@@ -107,4 +116,3 @@ fn first_retries_alone_give_a_base_and_no_factor() {
     assert!((f.base / 0.050 - 1.0).abs() < 0.05, "{f:?}");
     assert!(fit(&[], &[2]).is_none());
 }
-
