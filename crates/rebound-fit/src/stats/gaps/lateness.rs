@@ -79,7 +79,7 @@ impl Gaps {
                 let fy = score(y);
                 if (fy > 0.0) != (fx > 0.0) {
                     let ((a, fa), (b, fb)) = if step > 0.0 { ((x, fx), (y, fy)) } else { ((y, fy), (x, fx)) };
-                    break root(&score, (a, fa), (b, fb));
+                    break root(score, (a, fa), (b, fb));
                 }
                 if y == x {
                     break y;
