@@ -80,11 +80,26 @@ async fn a_graph_edited_through_forms_and_toml_runs_with_per_service_amplificati
     s.el("fieldset.service[data-service='db']").await;
     // Forms: a per-hop policy on front -> api, fewer database workers, a shorter run.
     s.type_into("#f-0-call-0-policy", "exponential:base=10ms,factor=2,max-retries=2").await;
+    // The call's probability: out of [0, 1] it is refused at its field, in range it is written
+    // (api calls db on half of its requests).
+    s.type_into("#f-1-call-0-probability", "1.5").await;
+    let at_field = until(Duration::from_secs(10), "the error at the probability field", || async {
+        let t = s.texts("#f-1-call-0-probability-error").await.concat();
+        (!t.is_empty()).then_some(t)
+    })
+    .await;
+    assert!(at_field.contains("service[1].call[0].probability") && at_field.contains("[0, 1]"), "{at_field}");
+    s.type_into("#f-1-call-0-probability", "0.5").await;
+    until(Duration::from_secs(10), "the probability's error cleared", || async {
+        s.texts("#f-1-call-0-probability-error").await.concat().is_empty().then_some(())
+    })
+    .await;
     s.type_into("#f-2-workers", "6").await;
     s.type_into("#f-duration", "60s").await;
     let toml = s.js("return document.getElementById('toml').value").await.as_str().unwrap().to_string();
     assert!(toml.contains("policy = \"exponential:base=10ms,factor=2,max-retries=2\""), "{toml}");
     assert!(toml.contains("workers = 6"), "{toml}");
+    assert!(toml.contains("probability = 0.5"), "{toml}");
     assert!(toml.contains("# three-tier.toml with retries at the edge only"), "comments kept: {toml}");
     assert!(toml.contains("service_time = \"exponential:5ms\"   # 1600 requests/s at most"), "{toml}");
     // The TOML: the database's queue halved; the form follows, the text is left as typed.

@@ -54,8 +54,9 @@ pub struct EdgeAcc {
     pub failed: Vec<u64>,
     /// Gaps before retry `k + 1`, in seconds.
     pub gaps: Vec<Moments>,
-    /// A uniform sample of them, at most [`crate::stats::gaps::SAMPLE`] per index.
-    pub gap_samples: Vec<Reservoir>,
+    /// A uniform sample of them, at most [`crate::stats::gaps::SAMPLE`] per index: (when, in
+    /// seconds since the Unix epoch, the attempt before the gap ended; the gap, in seconds).
+    pub gap_samples: Vec<Reservoir<(f64, f64)>>,
     /// Durations of failed attempts that got no HTTP answer (timeouts, lost connections), in
     /// seconds.
     pub failed_durations: Reservoir,
@@ -81,15 +82,16 @@ impl EdgeAcc {
         }
     }
 
-    /// One gap before retry `k + 1` (`k` below [`crate::stats::retry::MAX_INDEX`]), in seconds.
-    pub fn gap(&mut self, k: usize, secs: f64) {
+    /// One gap before retry `k + 1` (`k` below [`crate::stats::retry::MAX_INDEX`]), in seconds,
+    /// after an attempt that ended `at` (seconds since the Unix epoch).
+    pub fn gap(&mut self, k: usize, at: f64, secs: f64) {
         self.gaps[k].add(secs);
-        self.gap_samples[k].add(secs);
+        self.gap_samples[k].add((at, secs));
     }
 
     /// The retry fit of this edge's chains.
     pub fn retries(&self) -> crate::stats::RetryFit {
-        let samples: Vec<Vec<f64>> = self.gap_samples.iter().map(Reservoir::sorted).collect();
+        let samples: Vec<Vec<(f64, f64)>> = self.gap_samples.iter().map(|r| r.values().to_vec()).collect();
         crate::stats::fit_retries(&self.attempts, &self.failed, &self.gaps, &samples)
     }
 

@@ -43,6 +43,7 @@ const CALL = [
   ["to", "Calls", "service", "required", ""],
   ["policy", "Policy", "spec", "default constant:max-retries=0 (no retries)", "a Rebound spec"],
   ["timeout", "Timeout", "duration", "default: the users' timeout", "per attempt"],
+  ["probability", "Probability", "float", "default 1", "0 to 1: the share of requests that make the call"],
 ];
 
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);

@@ -5,23 +5,24 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// A uniform sample of at most `cap` values.
+/// A uniform sample of at most `cap` values (numbers by default; any copyable value, such as
+/// a gap with its time).
 #[derive(Debug, Clone)]
-pub struct Reservoir {
+pub struct Reservoir<T = f64> {
     cap: usize,
     seen: u64,
-    values: Vec<f64>,
+    values: Vec<T>,
     rng: SmallRng,
 }
 
-impl Reservoir {
+impl<T: Copy> Reservoir<T> {
     /// At most `cap` values (≥ 1), drawn with `seed`.
-    pub fn new(cap: usize, seed: u64) -> Reservoir {
+    pub fn new(cap: usize, seed: u64) -> Reservoir<T> {
         Reservoir { cap: cap.max(1), seen: 0, values: Vec::new(), rng: SmallRng::seed_from_u64(seed) }
     }
 
     /// Offers one value.
-    pub fn add(&mut self, x: f64) {
+    pub fn add(&mut self, x: T) {
         self.seen += 1;
         if self.values.len() < self.cap {
             self.values.push(x);
@@ -38,6 +39,13 @@ impl Reservoir {
         self.seen
     }
 
+    /// The sample, in no particular order.
+    pub fn values(&self) -> &[T] {
+        &self.values
+    }
+}
+
+impl Reservoir<f64> {
     /// The sample, sorted.
     pub fn sorted(&self) -> Vec<f64> {
         let mut v = self.values.clone();

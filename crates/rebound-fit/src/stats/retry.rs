@@ -5,7 +5,8 @@
 //! time from attempt `k`'s end to attempt `k + 1`'s start: the policy's delay, plus the time
 //! the caller's host took to act on it. [`super::gaps`] fits both at once over every retry
 //! index (the delay `J · b · m^(k−1)` for the jitter's draw `J`, the lateness alike for every
-//! index), so that a busy caller's lateness is not read as a longer base and a flatter factor;
+//! index at one time, and fitted apart for each stretch of time, as it grows with the load),
+//! so that a busy caller's lateness is not read as a longer base and a flatter factor;
 //! it also picks the jitter's kind (none, equal or full) by likelihood. With fewer than
 //! [`MIN_GAPS`] first gaps the kind is not told: the base is then their mean and the factor the
 //! second gaps' mean over it, lateness included.
@@ -42,8 +43,9 @@ pub struct RetryFit {
     pub factor: Option<f64>,
     /// The half-width of the factor's 95 % interval.
     pub factor_ci: Option<f64>,
-    /// The caller's lateness after a delay, as fitted: its floor and its mean, in seconds
-    /// (`None` with fewer than [`MIN_GAPS`] first gaps).
+    /// The caller's lateness after a delay, as fitted: its floor and its mean over the run, in
+    /// seconds (`None` with fewer than [`MIN_GAPS`] first gaps). The lateness is fitted apart
+    /// for each stretch of time (it grows with the host's load: see [`super::gaps`]).
     pub lateness_floor_s: Option<f64>,
     /// See `lateness_floor_s`.
     pub lateness_mean_s: Option<f64>,
@@ -59,8 +61,13 @@ pub struct RetryFit {
 
 /// Fits the policy: `attempts[i]` = chains with `i + 1` attempts, `failed[i]` = those of them
 /// that failed in the end, `gaps[k]` = the gaps before retry `k + 1` and `samples[k]` a
-/// uniform sample of them (seconds).
-pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments], samples: &[Vec<f64>]) -> RetryFit {
+/// uniform sample of them: (when the attempt before the gap ended, the gap), in seconds.
+pub fn fit_retries(
+    attempts: &[u64],
+    failed: &[u64],
+    gaps: &[Moments],
+    samples: &[Vec<(f64, f64)>],
+) -> RetryFit {
     let chains: u64 = attempts.iter().sum();
     let retried: u64 = attempts.iter().skip(1).sum();
     let max_retries_seen = attempts.iter().rposition(|&n| n > 0).unwrap_or(0) as u32;
@@ -93,10 +100,13 @@ pub fn fit_retries(attempts: &[u64], failed: &[u64], gaps: &[Moments], samples: 
     if retried > 0 {
         words.push(format!("{} first gaps", g1.n));
         if let Some(m) = model {
-            words.push(format!(
-                "fitted with the caller's lateness apart (mean {})",
-                crate::fmt_duration(m.floor + m.tail)
-            ));
+            let [mean, calm, busy] =
+                [m.tail, m.tail_range.0, m.tail_range.1].map(|t| crate::fmt_duration(m.floor + t));
+            words.push(if calm == busy {
+                format!("fitted with the caller's lateness apart (mean {mean})")
+            } else {
+                format!("fitted with the caller's lateness apart (mean {mean}, from {calm} to {busy} over the run)")
+            });
         }
         if swamped {
             words.push("the gaps are mostly the caller's lateness (a host too busy to keep the delays): base and factor from their means, lateness included, jitter not told".into());
@@ -148,7 +158,7 @@ fn spec(max_retries: u32, base_s: Option<f64>, factor: Option<f64>, jitter: Opti
 mod tests {
     use super::*;
 
-    fn gaps(values: &[&[f64]]) -> (Vec<Moments>, Vec<Vec<f64>>) {
+    fn gaps(values: &[&[f64]]) -> (Vec<Moments>, Vec<Vec<(f64, f64)>>) {
         let m = values
             .iter()
             .map(|v| {
@@ -157,7 +167,7 @@ mod tests {
                 m
             })
             .collect();
-        (m, values.iter().map(|v| v.to_vec()).collect())
+        (m, values.iter().map(|v| v.iter().enumerate().map(|(i, &x)| (i as f64, x)).collect()).collect())
     }
 
     #[test]

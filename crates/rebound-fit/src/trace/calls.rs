@@ -49,7 +49,7 @@ impl Analyzer {
                 match prev {
                     Some(c) => {
                         let k = (c.n as usize - 1).min(edge.gaps.len() - 1);
-                        edge.gap(k, a.start.saturating_sub(c.last_end) as f64 / 1e9);
+                        edge.gap(k, c.last_end as f64 / 1e9, a.start.saturating_sub(c.last_end) as f64 / 1e9);
                         *c = Call { last_end: a.end, failed: a.failed, n: c.n + 1, ..*c };
                     }
                     None => calls.push(Call {

@@ -6,8 +6,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 /// Gaps before retries 1..=counts.len() of a policy `b × m` with jitter `lo` and a lateness of
-/// `s + Exp(mu)`.
-fn draw(seed: u64, lo: f64, b: f64, m: f64, s: f64, mu: f64, counts: &[usize]) -> Vec<Vec<f64>> {
+/// `s + Exp(mu)`, each at a time of its own in [0, 1) s.
+fn draw(seed: u64, lo: f64, b: f64, m: f64, s: f64, mu: f64, counts: &[usize]) -> Vec<Vec<(f64, f64)>> {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut d = b;
     let mut out = Vec::new();
@@ -16,7 +16,7 @@ fn draw(seed: u64, lo: f64, b: f64, m: f64, s: f64, mu: f64, counts: &[usize]) -
             .map(|_| {
                 let j = lo + (1.0 - lo) * rng.random::<f64>();
                 let late = s - mu * (1.0 - rng.random::<f64>()).ln();
-                j * d + late
+                (rng.random::<f64>(), j * d + late)
             })
             .collect();
         out.push(g);
@@ -25,12 +25,59 @@ fn draw(seed: u64, lo: f64, b: f64, m: f64, s: f64, mu: f64, counts: &[usize]) -
     out
 }
 
+/// Retry chains of 10 ms × 2 with full jitter under a 2 s outage, one starting every 4 ms,
+/// each making 3 retries, on a host whose lateness grows with the retries' load: 1 ms +
+/// `Exp(mu(t))`, its mean rising linearly from `mu.0` at the outage's start to `mu.1` at its
+/// end (the live twin's api under the hard-down outage: the callers' retries pile up, and the
+/// host acts on a delay later and later).
+fn storm(seed: u64, mu: (f64, f64)) -> Vec<Vec<(f64, f64)>> {
+    let (b, m, s, secs, every, retries): (f64, f64, f64, f64, f64, usize) =
+        (0.010, 2.0, 0.001, 2.0, 0.004, 3);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = vec![Vec::new(); retries];
+    let mut start = 0.0;
+    while start < secs {
+        let (mut t, mut d) = (start, b);
+        for g in out.iter_mut() {
+            let mean = mu.0 + (mu.1 - mu.0) * (t / secs).min(1.0);
+            let gap = rng.random::<f64>() * d + s - mean * (1.0 - rng.random::<f64>()).ln();
+            g.push((t, gap));
+            t += gap + 0.002; // the next attempt's 2 ms
+            d *= m;
+        }
+        start += every;
+    }
+    out
+}
+
+#[test]
+fn a_lateness_growing_with_the_load_is_not_read_as_the_policy() {
+    // 10 ms × 2, full jitter, three retries a call, 250 calls a second for 2 s; the lateness's
+    // mean grows from 0.5 to 30 ms (the twin's api on a busy host went from about 1 to 80 ms
+    // in the 2 s of its outage: `rebound fit` on its traces, each stretch's gaps less the
+    // delays' means agreeing across the retry indices). One lateness for the whole run read
+    // 6.8 ms × 2.34 for it (seed 1).
+    let mut covered = (0, 0);
+    for seed in 1..=8 {
+        let g = storm(seed, (0.0005, 0.030));
+        let f = fit(&g, &[0, 1, 2]).unwrap();
+        assert_eq!(KINDS[f.kind].0, "full", "seed {seed}: {f:?}");
+        assert!((f.base / 0.010 - 1.0).abs() < 0.2, "seed {seed}: {f:?}");
+        assert!((f.factor / 2.0 - 1.0).abs() < 0.2, "seed {seed}: {f:?}");
+        covered.0 += ((f.base - 0.010).abs() <= f.base_ci.unwrap()) as u32;
+        covered.1 += ((f.factor - 2.0).abs() <= f.factor_ci.unwrap()) as u32;
+    }
+    // 95 % intervals: at least 6 of 8 hold the truth (a binomial(8, 0.95) falls below 6 with
+    // probability 0.6 %; the seeds are fixed, so the test is the same every run).
+    assert!(covered.0 >= 6 && covered.1 >= 6, "intervals held the truth {covered:?} of 8 times");
+}
+
 #[test]
 fn a_busy_callers_lateness_is_not_read_as_the_policy() {
     // The live twin's api under an outage: 10 ms × 2, full jitter, 7 ms late on average.
     let mut covered = (0, 0);
     for seed in 1..=12 {
-        let g = draw(seed, 0.0, 0.010, 2.0, 0.001, 0.006, &[600, 500, 400]);
+        let g = draw(seed, 0.0, 0.010, 2.0, 0.001, 0.006, &[400, 300, 250]);
         let f = fit(&g, &[0, 1, 2]).unwrap();
         assert_eq!(KINDS[f.kind].0, "full", "seed {seed}: {f:?}");
         assert!((f.base / 0.010 - 1.0).abs() < 0.2, "seed {seed}: {f:?}");
