@@ -1,8 +1,9 @@
 //! S5's lazy ticks (issue 39) change how many events a storm takes, never its figures: the quick
 //! start's bare `rebound storm`, the built-in scenario with other seeds and run counts, and S5
 //! scenarios through every kind of outage, open and closed loops, a network link, hedges and an
-//! S5 server called by another service (tests/fixtures/s5/*.toml) print, to the last digit, the
-//! JSON the engine with one event per request per tick printed — but for `events`.
+//! S5 server called by another service, and events scheduled exactly one tick ahead onto tick
+//! instants (tests/fixtures/s5/*.toml) print, to the last digit, the JSON the engine with one
+//! event per request per tick printed — but for `events`.
 //!
 //! The golden file holds, per case, an FNV-1a hash of that JSON with every `events` field
 //! removed, written by the per-request-tick engine (commit 0cd09fd, before the lazy ticks):
@@ -26,6 +27,8 @@ const CASES: &[(&str, &[&str])] = &[
     ("short-pause", &["storm", "--scenario", "{s5}/short-pause.toml", "--runs", "2", "--json"]),
     ("network", &["storm", "--scenario", "{s5}/network.toml", "--json"]),
     ("downstream", &["storm", "--scenario", "{s5}/downstream.toml", "--runs", "2", "--json"]),
+    ("tick-is-backoff", &["storm", "--scenario", "{s5}/tick-is-backoff.toml", "--json"]),
+    ("link-is-tick", &["storm", "--scenario", "{s5}/link-is-tick.toml", "--json"]),
 ];
 
 fn fixtures() -> PathBuf {

@@ -99,6 +99,8 @@ pub struct S5Server {
     groups: Groups,
     /// The tick being run ([`block`]).
     cursor: Option<block::Cursor>,
+    /// An empty list kept for the next tick's members (no allocation per tick).
+    spare: std::collections::VecDeque<u32>,
     parked: parked::Parked,
     held: pause::Held,
 }
@@ -120,6 +122,7 @@ impl S5Server {
             tick: nanos(cfg.tick).max(1),
             groups: Groups::default(),
             cursor: None,
+            spare: Default::default(),
             parked: parked::Parked::default(),
             held: pause::Held::default(),
         }
@@ -185,12 +188,18 @@ impl S5Server {
         }
     }
 
-    /// The client of group `group`'s (generation `gen`) first member, if the group is there.
+    /// The client of group `group`'s (generation `gen`) first member, for prefetching it: never
+    /// known without reading the member list and the slot, which may not be cached yet, so
+    /// `None`; it asks the CPU for the list's front instead (the group's record, fetched by
+    /// [`S5Server::prefetch`], says where it is).
     #[inline]
     pub(crate) fn client_of(&self, group: u32, gen: u32) -> Option<u32> {
-        let g = self.groups.all.get(group as usize).filter(|g| g.gen == gen)?;
-        let slot = *g.members.front()?;
-        self.slots.get(slot as usize).filter(|s| s.live()).map(|s| s.client)
+        if let Some(front) =
+            self.groups.all.get(group as usize).filter(|g| g.gen == gen).and_then(|g| g.members.front())
+        {
+            crate::prefetch::prefetch(front);
+        }
+        None
     }
 
     /// The delay a request must reach to be answered now: `d(c) * slowdown` at the current

@@ -52,13 +52,13 @@ impl S5Server {
             return c.admit(now, slot);
         }
         let phase = now % self.tick;
-        let Some(id) = self.groups.find(phase) else {
-            let next = now + self.tick;
-            let id = self.groups.open(phase, State::Active { next });
+        let next = now + self.tick;
+        let (id, new) = self.groups.find_or_open(phase, State::Active { next });
+        if new {
             let g = &mut self.groups.all[id as usize];
             g.put_back(now, slot);
             return q.tick(next, id, g.gen);
-        };
+        }
         let tick = self.tick;
         let g = &mut self.groups.all[id as usize];
         let front = match g.state {
@@ -97,7 +97,8 @@ impl S5Server {
         let fresh = g.fresh(now);
         let mut rest = std::mem::take(&mut g.members);
         // Members that arrived at `now` (put at the front) have their first tick one later.
-        let kept: VecDeque<u32> = rest.drain(..fresh).collect();
+        let mut kept = std::mem::take(&mut self.spare);
+        kept.extend(rest.drain(..fresh));
         let oldest = if fresh > 0 { now } else { Nanos::MAX };
         self.cursor = Some(Cursor { id, rest, kept, oldest });
         true
@@ -127,6 +128,10 @@ impl S5Server {
         let Some(c) = self.cursor.take() else { return };
         let g = &mut self.groups.all[c.id as usize];
         g.members = c.kept;
+        if c.rest.capacity() <= 1024 {
+            // (Reused: no allocation per tick.)
+            self.spare = c.rest;
+        }
         g.oldest = c.oldest;
         self.after_tick(c.id, now, q);
         self.recheck(now, q);

@@ -12,6 +12,7 @@
 //! schedulers ran: the group keeps its members in that order.
 
 use crate::queue::Nanos;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -96,13 +97,36 @@ impl Groups {
         self.by_phase.get(&phase).copied()
     }
 
+    /// The group of phase `phase`, and `false`; or a new one in `state` with no members, and
+    /// `true` (one lookup of the phase either way).
+    pub(super) fn find_or_open(&mut self, phase: Nanos, state: State) -> (u32, bool) {
+        let free = &mut self.free;
+        let all = &mut self.all;
+        match self.by_phase.entry(phase) {
+            Entry::Occupied(e) => (*e.get(), false),
+            Entry::Vacant(e) => {
+                let id = Self::record(free, all, phase, state);
+                e.insert(id);
+                (id, true)
+            }
+        }
+    }
+
     /// A new group of phase `phase` with no members.
     pub(super) fn open(&mut self, phase: Nanos, state: State) -> u32 {
-        let id = match self.free.pop() {
+        let id = Self::record(&mut self.free, &mut self.all, phase, state);
+        self.by_phase.insert(phase, id);
+        id
+    }
+
+    /// A record for a new group of phase `phase` in `state`, with no members (not yet found
+    /// by its phase).
+    fn record(free: &mut Vec<u32>, all: &mut Vec<Group>, phase: Nanos, state: State) -> u32 {
+        let id = match free.pop() {
             Some(id) => id,
             None => {
                 let gen = 0;
-                self.all.push(Group {
+                all.push(Group {
                     phase,
                     gen,
                     members: VecDeque::new(),
@@ -110,12 +134,11 @@ impl Groups {
                     state: State::Free,
                     front: (Nanos::MAX, 0),
                 });
-                (self.all.len() - 1) as u32
+                (all.len() - 1) as u32
             }
         };
-        let g = &mut self.all[id as usize];
+        let g = &mut all[id as usize];
         (g.phase, g.oldest, g.state, g.front) = (phase, Nanos::MAX, state, (Nanos::MAX, 0));
-        self.by_phase.insert(phase, id);
         id
     }
 
