@@ -16,17 +16,15 @@
 //! and the lanes' fronts, by the same `(time, order)` key, so lanes change the speed and never
 //! the order of events.
 
+mod history;
 mod lanes;
+mod time;
+
+pub use time::{nanos, round_nanos, Nanos, SECOND};
 
 use crate::scheduler::adaptive::AdaptiveScheduler;
 use crate::scheduler::{HeapScheduler, Scheduler};
 use lanes::{key, Lanes};
-
-/// Virtual time in nanoseconds since the start of a run.
-pub type Nanos = u64;
-
-/// Nanoseconds in a second.
-pub const SECOND: Nanos = 1_000_000_000;
 
 /// A priority queue of events keyed by `(time, scheduling order)`.
 ///
@@ -52,9 +50,17 @@ pub const SECOND: Nanos = 1_000_000_000;
 pub struct EventQueue<E, S = AdaptiveScheduler<E>> {
     sched: S,
     lanes: Lanes<E>,
+    /// The last number given out: even, [`SEQ_STEP`] apart, so that [`EventQueue::push_as_of`]
+    /// can give an odd one between two.
     seq: u64,
     popped: u64,
+    /// The number of the event popped last.
+    current: u64,
+    history: history::History,
 }
+
+/// How far apart the numbers of two successive pushes are.
+const SEQ_STEP: u64 = 2;
 
 /// The number of FIFO lanes.
 pub const LANES: usize = 2;
@@ -107,14 +113,21 @@ impl<E> EventQueue<E, HeapScheduler<E>> {
 impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// An empty queue over `sched` (which should be empty).
     pub fn with_scheduler(sched: S) -> Self {
-        EventQueue { sched, lanes: Default::default(), seq: 0, popped: 0 }
+        EventQueue {
+            sched,
+            lanes: Default::default(),
+            seq: 0,
+            popped: 0,
+            current: 0,
+            history: Default::default(),
+        }
     }
 
     /// Schedules `event` at time `at` (an event later than
     /// `MAX_TIME`, 78 hours, is kept at that time).
     #[inline]
     pub fn push(&mut self, at: Nanos, event: E) {
-        self.seq += 1;
+        self.seq += SEQ_STEP;
         self.sched.insert(at, self.seq, event);
     }
 
@@ -123,7 +136,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// order goes to the heap instead, so order is kept whatever the caller does.
     #[inline]
     pub fn push_lane(&mut self, lane: usize, at: Nanos, event: E) {
-        self.seq += 1;
+        self.seq += SEQ_STEP;
         if let Err(event) = self.lanes.push(lane, at, self.seq, event) {
             self.sched.insert(at, self.seq, event);
         }
@@ -134,8 +147,9 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     pub fn pop(&mut self) -> Option<(Nanos, E)> {
         if self.lanes.all_empty() {
             // No lane to compare with: the scheduler's next, without a peek.
-            let (at, _, event) = self.sched.pop()?;
+            let (at, seq, event) = self.sched.pop()?;
             self.popped += 1;
+            self.popped_key(at, seq);
             return Some((at, event));
         }
         let source = self.earliest()?;
@@ -187,13 +201,20 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
 
     #[inline]
     fn take(&mut self, source: usize) -> Option<(Nanos, E)> {
-        let (at, event) = if source == LANES {
-            self.sched.pop().map(|(at, _, e)| (at, e))
+        let (at, seq, event) = if source == LANES {
+            self.sched.pop()
         } else {
-            self.lanes.pop(source).map(|e| (e.at(), e.item))
+            self.lanes.pop(source).map(|e| (e.at(), e.key().1, e.item))
         }?;
         self.popped += 1;
+        self.popped_key(at, seq);
         Some((at, event))
+    }
+
+    #[inline]
+    fn popped_key(&mut self, at: Nanos, seq: u64) {
+        self.current = seq;
+        self.history.note(at, self.seq);
     }
 
     /// Drops every waiting event for which `keep` is false (events that would do nothing when
@@ -209,7 +230,9 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
 
     /// Bytes the waiting events take, spare room included.
     pub fn bytes(&self) -> usize {
-        self.sched.bytes() + self.lanes.len() * std::mem::size_of::<crate::scheduler::Entry<E>>()
+        self.sched.bytes()
+            + self.lanes.len() * std::mem::size_of::<crate::scheduler::Entry<E>>()
+            + self.history.bytes()
     }
 
     /// Events popped so far (the simulator's work, for `events/s`).
@@ -226,20 +249,6 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// A time a distribution drew in nanoseconds (an `f64`), rounded to the nearest nanosecond: as
-/// `Duration::from_secs_f64` rounds, without the round trip through seconds and a `Duration`
-/// (issue 40: that conversion was 2.5–2.9 % of a run's time). Saturates at 10¹⁸ ns (31 years,
-/// beyond any run); a negative or NaN draw gives 0.
-#[inline]
-pub fn round_nanos(ns: f64) -> Nanos {
-    (ns.min(1e18) + 0.5) as Nanos
-}
-
-/// Converts a duration to virtual nanoseconds, saturating.
-pub fn nanos(d: std::time::Duration) -> Nanos {
-    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]

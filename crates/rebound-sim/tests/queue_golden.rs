@@ -1,6 +1,8 @@
 //! The event queue changes the speed of a run, never its result: the storm (S5's default scenario,
 //! every default policy, three outage kinds) and the capacity experiment (S2) give, byte for byte,
-//! the JSON they gave with the binary-heap queue the engine had before (issue 14).
+//! the JSON they gave with the binary-heap queue the engine had before (issue 14) — but for the
+//! number of events, which S5's lazy ticks lowered (issue 39: a group of requests ticking at the
+//! same instants is one event, a parked group none; see `rebound_sim::server`).
 //!
 //! The golden files were written by the heap-only engine (commit f082aad). To write them again
 //! after a deliberate change of the *model*, run
@@ -17,7 +19,28 @@ fn check(name: &str, json: String) {
         return;
     }
     let want = std::fs::read_to_string(&path).unwrap();
-    assert!(want == json, "{name}: the run's JSON differs from the golden file");
+    if want == json {
+        return;
+    }
+    let (want, got) = (without_events(&want), without_events(&json));
+    assert!(want == got, "{name}: the run's JSON differs from the golden file (events apart)");
+}
+
+/// The JSON text with every `events` field removed, as compact JSON.
+fn without_events(json: &str) -> String {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("events");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_str(json).expect("JSON");
+    strip(&mut v);
+    v.to_string()
 }
 
 #[test]

@@ -110,15 +110,19 @@ fn the_open_loop_stack_at_2000_per_second_runs_in_bounded_time() {
 #[test]
 fn a_run_stops_on_cancel_deadline_or_event_cap_and_is_unchanged_otherwise() {
     let s = Scenario::default();
+    // S5 with 100 times the users: millions of events, seconds of work (the default's stuck
+    // run takes under 100,000 events since S5's lazy ticks).
+    let mut big = Scenario::default();
+    big.clients.count = 100_000;
     let spec = "constant:base=100ms".parse().unwrap();
     let stop = Stop::new();
     stop.cancel();
-    assert_eq!(storm::run_with(&s, &spec, &stop), Err(RunError::Cancelled));
-    let e = storm::run_with(&s, &spec, &Stop::new().with_max_events(100_000)).unwrap_err();
+    assert_eq!(storm::run_with(&big, &spec, &stop), Err(RunError::Cancelled));
+    let e = storm::run_with(&big, &spec, &Stop::new().with_max_events(100_000)).unwrap_err();
     assert_eq!(e, RunError::Events { cap: 100_000 });
     assert!(e.to_string().contains("1.0e5 events"), "{e}");
     let started = Instant::now();
-    let e = storm::run_with(&s, &spec, &Stop::new().with_timeout(Duration::from_millis(50))).unwrap_err();
+    let e = storm::run_with(&big, &spec, &Stop::new().with_timeout(Duration::from_millis(50))).unwrap_err();
     assert!(matches!(e, RunError::Deadline { .. }) && started.elapsed() < Duration::from_secs(10), "{e}");
     let calm = "exponential:base=100ms,factor=2,cap=1m,jitter=full".parse().unwrap();
     assert_eq!(

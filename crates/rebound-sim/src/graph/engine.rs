@@ -134,13 +134,14 @@ pub fn run_stoppable(
     let mut next_check = if early { SECOND } else { outage_over.max(SECOND) };
     let entry = e.topo.entry;
     let replicated = e.topo.nodes[entry].replicas > 1;
+    let mut decided = false;
     while let Some((t, ev)) =
         e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
     {
         if t >= end {
             break;
         }
-        e.advance(t);
+        e.advance(t, true);
         e.dispatch(t, ev);
         let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
         e.rec.concurrency(t, c);
@@ -153,13 +154,14 @@ pub fn run_stoppable(
                 let stuck =
                     if t >= outage_over { server.past_saving(end) } else { server.past_saving_unslowed(end) };
                 if stuck {
+                    decided = true;
                     break;
                 }
             }
             next_check = t + SECOND;
         }
     }
-    e.advance(end);
+    e.advance(end, !decided);
     let measured = e.measured;
     Ok((e.finish(spec), measured))
 }
@@ -213,6 +215,13 @@ impl<'a> Engine<'a> {
         };
         e.hedges.on =
             e.retrier.hedge_max() > 1 || e.svcs.iter().flat_map(|s| &s.retriers).any(|r| r.hedge_max() > 1);
+        if let Some(tick) = e.svcs.iter().find_map(|s| match &s.kind {
+            SvcKind::S5(server) => Some(server.tick()),
+            SvcKind::Workers { .. } => None,
+        }) {
+            // S5's lazy ticks ask when events were scheduled, up to a tick back.
+            e.q.keep_history(tick);
+        }
         let level = e.schedule_load();
         if let Some(open) = &mut e.arrivals {
             // (A phase or a spike from 0 s sets the first rate.)
@@ -252,10 +261,19 @@ impl<'a> Engine<'a> {
 
     #[inline]
     /// Advances the time integrals to `t` and records the state at the end of every second
-    /// that ended before `t`.
-    fn advance(&mut self, t: Nanos) {
+    /// that ended before `t` (`fill`: and the concurrency of a second where only S5's skipped
+    /// ticks were, as they would have).
+    fn advance(&mut self, t: Nanos, fill: bool) {
+        let last = self.svcs.first().map_or(0, |s| s.last);
         while (self.sampled + 1) * SECOND <= t {
             let i = self.sampled as usize;
+            let from = self.sampled * SECOND;
+            if fill && last < from && self.s5_skipped_within(from, from + SECOND) {
+                // No event in this second, where S5's skipped ticks were: they would have
+                // recorded the concurrency, unchanged since the last event.
+                let c = self.entry_in_flight();
+                self.rec.at(from).concurrency = c;
+            }
             for s in &mut self.svcs {
                 s.sample(i);
             }

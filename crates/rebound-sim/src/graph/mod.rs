@@ -110,6 +110,7 @@ mod network;
 mod outage;
 mod purge;
 mod refuse;
+mod s5;
 mod serve;
 mod service;
 mod stats;

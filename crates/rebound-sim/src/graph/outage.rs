@@ -4,7 +4,8 @@
 //! (service times × `slowdown`) or an error burst (`error_rate`); a load spike is a step of the
 //! users' load instead (`load.rs`).
 
-use super::engine::{Caller, Engine, Ev, TICKS};
+use super::engine::{Caller, Engine};
+use super::s5::S5Ticks;
 use super::service::SvcKind;
 use crate::queue::Nanos;
 use crate::scenario::OutageKind;
@@ -23,9 +24,9 @@ impl Engine<'_> {
     #[inline]
     fn outage_start_at(&mut self, t: Nanos, s: usize) {
         match self.sc.outage.kind {
-            OutageKind::Pause => self.pause(s),
+            OutageKind::Pause => self.pause(t, s),
             OutageKind::HardDown => self.go_down(t, s),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(self.sc.outage.slowdown),
+            OutageKind::CapacityCut => self.set_slowdown(t, s, self.sc.outage.slowdown),
             OutageKind::Errors => {
                 let (base, burst) = (self.topo.nodes[s].error_rate, self.sc.outage.error_rate);
                 self.svcs[s].error_rate = 1.0 - (1.0 - base) * (1.0 - burst);
@@ -49,18 +50,27 @@ impl Engine<'_> {
         match self.sc.outage.kind {
             OutageKind::Pause => self.resume(t, s),
             OutageKind::HardDown => self.svcs[s].come_up(),
-            OutageKind::CapacityCut => self.svcs[s].set_slowdown(1.0),
+            OutageKind::CapacityCut => self.set_slowdown(t, s, 1.0),
             OutageKind::Errors => self.svcs[s].error_rate = self.topo.nodes[s].error_rate,
             OutageKind::LoadSpike | OutageKind::None => {}
         }
     }
 
     #[inline]
-    pub(super) fn pause(&mut self, s: usize) {
+    pub(super) fn pause(&mut self, t: Nanos, s: usize) {
         let svc = &mut self.svcs[s];
         svc.paused = true;
         if let SvcKind::S5(server) = &mut svc.kind {
-            server.pause();
+            server.pause(t);
+        }
+    }
+
+    /// Sets service `s`'s slowdown factor at `t`.
+    fn set_slowdown(&mut self, t: Nanos, s: usize, f: f64) {
+        let svc = &mut self.svcs[s];
+        svc.slowdown = f;
+        if let SvcKind::S5(server) = &mut svc.kind {
+            server.set_slowdown(f, t, &mut S5Ticks { q: &mut self.q, s: s as u16 });
         }
     }
 
@@ -68,10 +78,7 @@ impl Engine<'_> {
         let svc = &mut self.svcs[s];
         svc.paused = false;
         if let SvcKind::S5(server) = &mut svc.kind {
-            // In time order, so on the ticks' lane (an event out of order would go to the
-            // scheduler: the order of events is the same either way).
-            let q = &mut self.q;
-            server.resume(t, |slot, gen, at| q.push_lane(TICKS, at, Ev::Tick(s as u16, slot, gen)));
+            server.resume(t, &mut S5Ticks { q: &mut self.q, s: s as u16 });
         }
         for ev in std::mem::take(&mut self.svcs[s].held) {
             self.q.push(t, ev);

@@ -1,11 +1,12 @@
 //! How a service handles a request: admit, queue or shed it; work; make its calls (`calls.rs`);
 //! answer its caller. What outages do to it: `outage.rs`.
 
-use super::engine::{Caller, Engine, Ev, TICKS};
+use super::engine::{Caller, Engine, Ev};
 use super::hedge::Sent;
+use super::s5::S5Ticks;
 use super::service::SvcKind;
 use crate::queue::Nanos;
-use crate::server::{Arrival, TickResult};
+use crate::server::Arrival;
 use rebound_retry::budget::RetryCause;
 
 impl Engine<'_> {
@@ -34,12 +35,9 @@ impl Engine<'_> {
         if let SvcKind::S5(server) = &mut svc.kind {
             // S5's server keeps the caller and its attempt in its own slot: no request slot
             // here, and nothing to retain (an `s5` service makes no calls).
-            return match server.arrive(caller.encode(), seq, t) {
-                Arrival::Admitted { slot, gen } => {
-                    let tick = server.tick();
-                    self.q.push_lane(TICKS, t + tick, Ev::Tick(s as u16, slot, gen));
-                    true
-                }
+            let mut q = S5Ticks { q: &mut self.q, s: s as u16 };
+            return match server.arrive(caller.encode(), seq, t, &mut q) {
+                Arrival::Admitted => true,
                 Arrival::Queued => true,
                 full @ (Arrival::Dropped | Arrival::Refused) => {
                     // The accept backlog is full: dropped (the caller times out) or refused.
@@ -150,23 +148,6 @@ impl Engine<'_> {
     }
 
     #[inline]
-    pub(super) fn s5_tick(&mut self, t: Nanos, s: u16, slot: u32, gen: u32) {
-        let SvcKind::S5(server) = &mut self.svcs[s as usize].kind else { return };
-        match server.tick_at(slot, gen, t) {
-            TickResult::Answered { client, seq, residence } => {
-                let svc = &mut self.svcs[s as usize];
-                let ok = !(svc.error_rate > 0.0 && svc.fails());
-                self.answer_s5(t, s as usize, Caller::decode(client), seq, residence, ok)
-            }
-            TickResult::Again => {
-                let at = t + server.tick();
-                self.q.push_lane(TICKS, at, Ev::Tick(s, slot, gen))
-            }
-            TickResult::Nothing => {}
-        }
-    }
-
-    #[inline]
     /// Service events: held while the service is paused.
     pub(super) fn service_event(&mut self, t: Nanos, ev: Ev) {
         let (s, j, x) = match ev {
@@ -205,7 +186,15 @@ impl Engine<'_> {
     /// An `s5` service answers `caller`'s attempt `seq` after `residence` (its latency: S5's
     /// server counts from admission, after the accept backlog), OK or (`error_rate`) not.
     #[inline]
-    fn answer_s5(&mut self, t: Nanos, s: usize, caller: Caller, seq: u32, residence: Nanos, ok: bool) {
+    pub(super) fn answer_s5(
+        &mut self,
+        t: Nanos,
+        s: usize,
+        caller: Caller,
+        seq: u32,
+        residence: Nanos,
+        ok: bool,
+    ) {
         let svc = &mut self.svcs[s];
         svc.latency.record(t, residence);
         svc.latency_sum += u128::from(residence);

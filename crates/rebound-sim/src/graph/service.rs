@@ -222,14 +222,6 @@ impl Svc {
     }
 
     #[inline]
-    pub fn set_slowdown(&mut self, f: f64) {
-        self.slowdown = f;
-        if let SvcKind::S5(s) = &mut self.kind {
-            s.set_slowdown(f);
-        }
-    }
-
-    #[inline]
     pub fn come_up(&mut self) {
         self.down = false;
         if let SvcKind::S5(s) = &mut self.kind {
