@@ -16,6 +16,9 @@ impl Retrier {
     /// throttle's (always yes without them).
     #[inline]
     pub fn admit(&mut self, client: u32, t: Nanos) -> Admission {
+        if self.plain {
+            return Admission::Send;
+        }
         let now = self.at(t);
         if let Some(br) = &mut self.breaker {
             if !br.admit(client, &now) {
@@ -60,20 +63,10 @@ impl Retrier {
         sent: bool,
         hint: Option<Duration>,
     ) -> Option<Duration> {
-        let now = self.at(t);
-        if let Some(br) = &mut self.breaker {
-            if let Some(wait) = br.on_failure(client, &now) {
+        if !self.plain {
+            if let Some(wait) = self.hear_failure(client, t, sent) {
                 return wait;
             }
-        }
-        if let (Some(th), true) = (&self.throttle, sent) {
-            th.on_response(now, true);
-        }
-        if let Some(b) = self.budget_of(client) {
-            b.on_failure(now);
-        }
-        if let Some(rb) = self.retry_breaker_of(client) {
-            rb.record(now, true);
         }
         if !self.retry_on.allows(cause) {
             return None;
@@ -87,6 +80,10 @@ impl Retrier {
                 return None;
             }
         }
+        if self.plain {
+            return Some(delay);
+        }
+        let now = self.at(t);
         if self.retry_breaker_of(client).is_some_and(|rb| !rb.allows_retry(now)) {
             return None;
         }
@@ -100,10 +97,36 @@ impl Retrier {
         }
     }
 
+    /// Tells the breaker, the throttle (if the attempt was `sent`), the budget and the retry
+    /// breaker of client `client`'s failure at `t`; `Some(wait)`: the breaker decided (its
+    /// wait, or `None` to give up).
+    #[inline]
+    fn hear_failure(&mut self, client: u32, t: Nanos, sent: bool) -> Option<Option<Duration>> {
+        let now = self.at(t);
+        if let Some(br) = &mut self.breaker {
+            if let Some(wait) = br.on_failure(client, &now) {
+                return Some(wait);
+            }
+        }
+        if let (Some(th), true) = (&self.throttle, sent) {
+            th.on_response(now, true);
+        }
+        if let Some(b) = self.budget_of(client) {
+            b.on_failure(now);
+        }
+        if let Some(rb) = self.retry_breaker_of(client) {
+            rb.record(now, true);
+        }
+        None
+    }
+
     /// Client `client`'s attempt succeeded at `t`: an extra pause before its next request (a
     /// responsive backoff that has not yet come down), usually zero.
     #[inline]
     pub fn on_success(&mut self, client: u32, t: Nanos) -> Duration {
+        if self.plain {
+            return self.backoff.on_success();
+        }
         self.breaker_outcome(client, t, Some(false));
         let now = self.at(t);
         if let Some(th) = &self.throttle {

@@ -96,7 +96,7 @@ impl Retrier {
             self.own_breakers = Some((0..self.clients).filter_map(|_| r.build().ok()).collect());
             self.retry_breaker = None;
         }
-        self
+        self.plained()
     }
 
     /// Client `client`'s retry breaker: its own, or the shared one.
