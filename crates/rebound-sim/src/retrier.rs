@@ -130,17 +130,6 @@ impl Retrier {
         .plained()
     }
 
-    /// Sets [`Retrier::plain`] from the state it holds.
-    fn plained(mut self) -> Retrier {
-        self.plain = self.breaker.is_none()
-            && self.throttle.is_none()
-            && self.budget.is_none()
-            && self.own_budgets.is_none()
-            && self.retry_breaker.is_none()
-            && self.own_breakers.is_none();
-        self
-    }
-
     /// Honours or ignores servers' wait hints (default: honours them).
     pub fn with_retry_after(mut self, hints: RetryAfter) -> Retrier {
         self.hints = hints;

@@ -48,7 +48,7 @@ pub struct LatencyHist {
 }
 
 impl PartialEq for LatencyHist {
-    /// The counts and the interval (not [`LatencyHist::last`], which only saves time).
+    /// The counts and the interval (not the cached last interval, which only saves time).
     fn eq(&self, other: &LatencyHist) -> bool {
         self.per_interval == other.per_interval && self.interval == other.interval
     }

@@ -12,6 +12,17 @@ use rebound_retry::throttle::Admission;
 use std::time::Duration;
 
 impl Retrier {
+    /// Sets [`Retrier::plain`] from the state it holds.
+    pub(super) fn plained(mut self) -> Retrier {
+        self.plain = self.breaker.is_none()
+            && self.throttle.is_none()
+            && self.budget.is_none()
+            && self.own_budgets.is_none()
+            && self.retry_breaker.is_none()
+            && self.own_breakers.is_none();
+        self
+    }
+
     /// Whether client `client`'s attempt may be sent at `t`: the breaker's say, then the
     /// throttle's (always yes without them).
     #[inline]
