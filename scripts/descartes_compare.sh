@@ -10,8 +10,10 @@
 #    Both print their shed fraction: theory (Kleinrock, s. 3.6) gives 0.02429 for A.
 #
 # Usage: scripts/descartes_compare.sh [REPS]      (default 5 alternating repetitions per row)
-# Env:   DESCARTES_GIT   where to clone DesCartes from (default its GitHub repository)
+# Env:   DESCARTES_GIT   where to clone DesCartes from: a URL or a local clone's path (default
+#                        its GitHub repository)
 #        DESCARTES_DIR   where to build it, outside this workspace (default /tmp/rebound-descartes)
+#        REBOUND_BIN     a release `rebound` binary to time instead of building this checkout's
 # Needs: git, cargo, GNU time (/usr/bin/time). Prints each tool's minimum and median CPU
 # seconds (user + system) over the repetitions, run in turn (Rebound, DesCartes, Rebound, ...),
 # and the ratio of the minima.
@@ -170,9 +172,13 @@ EOF
 
 echo "building DesCartes ($commit) and its model in $dir ..." >&2
 cargo build --quiet --release --manifest-path "$dir/mm1k/Cargo.toml" --target-dir "$dir/target"
-echo "building rebound (release) ..." >&2
-cargo build --quiet --release -p rebound-cli --bin rebound
-rebound="${CARGO_TARGET_DIR:-target}/release/rebound"
+if [ -n "${REBOUND_BIN:-}" ]; then
+    rebound=$REBOUND_BIN # another build, to compare
+else
+    echo "building rebound (release) ..." >&2
+    cargo build --quiet --release -p rebound-cli --bin rebound
+    rebound="${CARGO_TARGET_DIR:-target}/release/rebound"
+fi
 descartes="$dir/target/release/mm1k-descartes"
 for s in a b; do
     sed 's/^duration = .*/duration = "1500s"/' "crates/rebound-sim/benches/scenarios/mm1k-$s.toml" >"$dir/mm1k-$s.toml"

@@ -62,8 +62,9 @@ pub struct EventQueue<E, S = AdaptiveScheduler<E>> {
 /// How far apart the numbers of two successive pushes are.
 const SEQ_STEP: u64 = 2;
 
-/// The number of FIFO lanes.
-pub const LANES: usize = 2;
+/// The number of FIFO lanes (the service graph's: S5's ticks, the users' timeouts, and the
+/// timeouts of calls with the two first distinct timeouts; issue 40).
+pub const LANES: usize = 4;
 
 /// How many events ahead of the next one of its source [`EventQueue::pop_ahead`] shows an event
 /// with [`Ahead::Near`]. A cache miss takes about as long as a few events' work, so the state

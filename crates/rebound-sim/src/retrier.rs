@@ -16,6 +16,9 @@
 //! [`Retrier::with_budget_scope`] gives each client its own budget and retry breaker instead
 //! (`budget_scope = "client"` or `"worker"`, `retrier/scope.rs`).
 //!
+//! The order in which an attempt's outcome reaches the breaker, the throttle, the budget, the
+//! retry breaker and the backoff, as the library's executors take it: `retrier/outcome.rs`.
+//!
 //! A spec's `retry-breaker=` is one [`rebound_retry::RetryBreaker`] shared by all clients, like a
 //! budget: every attempt's outcome is recorded in it, and it is asked before each retry, after
 //! the backoff and before the budget, as the executor asks it; it never refuses a first attempt.
@@ -29,6 +32,7 @@ mod backoffs;
 mod breaker;
 mod hedging;
 mod hints;
+mod outcome;
 mod retry_on;
 mod scope;
 
@@ -39,9 +43,10 @@ pub use scope::{CallBudgetScope, ClientBudgetScope};
 use crate::queue::Nanos;
 use backoffs::Backoffs;
 use breaker::Breaker;
-use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget, RetryCause};
-use rebound_retry::throttle::{Admission, Throttle};
+use rebound_retry::budget::{RetryBudget, RetryCause};
+use rebound_retry::throttle::Throttle;
 use rebound_retry::{HedgePolicy, RetryBreaker, Spec};
+use scope::build_budget;
 use std::cell::Cell;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -82,6 +87,10 @@ pub struct Retrier {
     retry_on: RetryOn,
     /// What a server's wait hint does.
     hints: RetryAfter,
+    /// No breaker, throttle, budget or retry breaker (shared or per client): what only they
+    /// read is skipped, the common case on an M/M/1/K bench (issue 40). Set by [`Retrier::new`]
+    /// and [`Retrier::with_budget_scope`], the only places that set those.
+    plain: bool,
 }
 
 /// A seed for client `client` of a run seeded with `seed` (SplitMix64's finaliser, so that
@@ -91,15 +100,6 @@ pub fn client_seed(seed: u64, client: u32) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-fn build_budget(spec: &BudgetSpec) -> Option<Arc<dyn RetryBudget>> {
-    match spec {
-        BudgetSpec::Redis { max_tokens, token_ratio, .. } => {
-            GrpcBudget::new(*max_tokens, *token_ratio).ok().map(|b| Arc::new(b) as Arc<dyn RetryBudget>)
-        }
-        other => other.build().ok(),
-    }
 }
 
 impl Retrier {
@@ -125,50 +125,15 @@ impl Retrier {
             percentile: Cell::new(None),
             retry_on: RetryOn::All,
             hints: RetryAfter::Honour,
+            plain: false,
         }
+        .plained()
     }
 
     /// Honours or ignores servers' wait hints (default: honours them).
     pub fn with_retry_after(mut self, hints: RetryAfter) -> Retrier {
         self.hints = hints;
         self
-    }
-
-    /// Gives each client a retry budget and a retry breaker of its own (`per_client`), built
-    /// from the spec's, in place of the ones shared by all (default): Brooker's per-client
-    /// bucket and locally sampled breaker. No effect without a `budget=` or `retry-breaker=`.
-    pub fn with_budget_scope(mut self, per_client: bool) -> Retrier {
-        if !per_client {
-            return self;
-        }
-        if let Some(b) = self.spec.budget() {
-            let own = (0..self.clients).filter_map(|_| build_budget(b)).collect();
-            self.own_budgets = Some(own);
-            self.budget = None;
-        }
-        if let Some(r) = self.spec.retry_breaker() {
-            self.own_breakers = Some((0..self.clients).filter_map(|_| r.build().ok()).collect());
-            self.retry_breaker = None;
-        }
-        self
-    }
-
-    /// Client `client`'s retry breaker: its own, or the shared one.
-    #[inline]
-    fn retry_breaker_of(&self, client: u32) -> Option<&RetryBreaker> {
-        match &self.own_breakers {
-            Some(own) => own.get(client as usize),
-            None => self.retry_breaker.as_ref(),
-        }
-    }
-
-    /// Client `client`'s budget: its own, or the shared one.
-    #[inline]
-    fn budget_of(&self, client: u32) -> Option<&Arc<dyn RetryBudget>> {
-        match &self.own_budgets {
-            Some(own) => own.get(client as usize),
-            None => self.budget.as_ref(),
-        }
     }
 
     /// Retries only the failures `on` allows (default: all).
@@ -243,6 +208,9 @@ impl Retrier {
     /// the state. Otherwise the same.
     #[inline]
     pub fn start_fresh(&mut self, client: u32, t: Nanos) {
+        if self.plain && self.deadline.is_none() {
+            return;
+        }
         if let Some(br) = &mut self.breaker {
             br.start(client);
         }
@@ -255,112 +223,6 @@ impl Retrier {
         if let Some(b) = self.budget_of(client) {
             b.on_request(self.base + Duration::from_nanos(t));
         }
-    }
-
-    /// Whether client `client`'s attempt may be sent at `t`: the breaker's say, then the
-    /// throttle's (always yes without them).
-    #[inline]
-    pub fn admit(&mut self, client: u32, t: Nanos) -> Admission {
-        let now = self.at(t);
-        if let Some(br) = &mut self.breaker {
-            if !br.admit(client, &now) {
-                return Admission::Reject;
-            }
-        }
-        let admission = match &self.throttle {
-            Some(th) => th.admit(now),
-            None => Admission::Send,
-        };
-        if admission == Admission::Reject {
-            self.breaker_outcome(client, t, None);
-        }
-        admission
-    }
-
-    /// Reports client `client`'s attempt at `t` to the breaker, if there is one: failed,
-    /// succeeded, or (`None`) not sent.
-    fn breaker_outcome(&mut self, client: u32, t: Nanos, failed: Option<bool>) {
-        let now = self.at(t);
-        if let Some(br) = &mut self.breaker {
-            br.outcome(client, &now, failed);
-        }
-    }
-
-    /// Client `client`'s attempt failed at `t` (`sent`: it reached the network, rather than
-    /// being rejected by the throttle): the wait before its retry, or `None` to give up.
-    #[inline]
-    pub fn on_failure(&mut self, client: u32, t: Nanos, cause: RetryCause, sent: bool) -> Option<Duration> {
-        self.on_failure_hinted(client, t, cause, sent, None)
-    }
-
-    /// [`Retrier::on_failure`] after an answer that carried a wait hint (a 429's
-    /// `Retry-After`): the wait is at least the hint when the policy honours hints, and a hint
-    /// above the ceiling gives up ([`RetryAfter`]).
-    #[inline]
-    pub fn on_failure_hinted(
-        &mut self,
-        client: u32,
-        t: Nanos,
-        cause: RetryCause,
-        sent: bool,
-        hint: Option<Duration>,
-    ) -> Option<Duration> {
-        let now = self.at(t);
-        if let Some(br) = &mut self.breaker {
-            if let Some(wait) = br.on_failure(client, &now) {
-                return wait;
-            }
-        }
-        if let (Some(th), true) = (&self.throttle, sent) {
-            th.on_response(now, true);
-        }
-        if let Some(b) = self.budget_of(client) {
-            b.on_failure(now);
-        }
-        if let Some(rb) = self.retry_breaker_of(client) {
-            rb.record(now, true);
-        }
-        if !self.retry_on.allows(cause) {
-            return None;
-        }
-        let delay = self.backoff.next_delay(client)?;
-        let delay = if hint.is_some() { self.hints.apply(delay, hint)? } else { delay };
-        // `max-elapsed`, as the library's executors apply it: no wait that would end past it.
-        if let Some((limit, started)) = &self.deadline {
-            let elapsed = Duration::from_nanos(t.saturating_sub(started[client as usize]));
-            if elapsed.saturating_add(delay) > *limit {
-                return None;
-            }
-        }
-        if self.retry_breaker_of(client).is_some_and(|rb| !rb.allows_retry(now)) {
-            return None;
-        }
-        match self.budget_of(client).map(|b| b.try_retry(now, cause)) {
-            Some(false) => None,
-            Some(true) => {
-                self.retried[client as usize] = Some(cause);
-                Some(delay)
-            }
-            None => Some(delay),
-        }
-    }
-
-    /// Client `client`'s attempt succeeded at `t`: an extra pause before its next request (a
-    /// responsive backoff that has not yet come down), usually zero.
-    #[inline]
-    pub fn on_success(&mut self, client: u32, t: Nanos) -> Duration {
-        self.breaker_outcome(client, t, Some(false));
-        let now = self.at(t);
-        if let Some(th) = &self.throttle {
-            th.on_response(now, false);
-        }
-        if let Some(b) = self.budget_of(client) {
-            b.on_success(now, self.retried[client as usize]);
-        }
-        if let Some(rb) = self.retry_breaker_of(client) {
-            rb.record(now, false);
-        }
-        self.backoff.on_success()
     }
 }
 

@@ -64,7 +64,11 @@ impl Engine<'_> {
         if !self.send(t, to, Caller::Job(s, j), seq, sent) && !self.hedge_error(t, Caller::Job(s, j), seq) {
             return self.call_failed(t, s, j, RetryCause::Error, true);
         }
-        self.q.push(t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
+        let (at, ev) = (t.saturating_add(timeout), Ev::CallTimeout(s, j, seq));
+        match self.call_lanes.of(timeout) {
+            Some(lane) => self.q.push_lane(lane, at, ev),
+            None => self.q.push(at, ev),
+        }
     }
 
     #[inline]

@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::Exp;
 use rebound_retry::Spec;
 
-pub(super) use super::event::{Caller, Ev, TICKS, TIMEOUTS};
+pub(super) use super::event::{CallLanes, Caller, Ev, TICKS, TIMEOUTS};
 
 /// How long [`run`] simulates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +71,8 @@ pub(super) struct Engine<'a> {
     pub user_to: Vec<u16>,
     /// Events the queue held after its last clearing of dead timeouts ([`super::purge`]).
     pub cleared_to: usize,
+    /// The lanes of call timeouts.
+    pub call_lanes: CallLanes,
 }
 
 /// The entry service's answers and sheds from a given time on (after a warm-up), counted at the
@@ -211,6 +213,7 @@ impl<'a> Engine<'a> {
             lb_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_200)),
             user_to: Vec::new(),
             cleared_to: 0,
+            call_lanes: CallLanes::new(&topo),
             topo,
         };
         e.hedges.on =

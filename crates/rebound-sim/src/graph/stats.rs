@@ -35,12 +35,23 @@ pub struct ServicePoint {
 
 /// Latency histogram: 4 buckets per doubling from 1 µs (2¹⁰ ns) to about 18 min (2⁴⁰ ns), one
 /// histogram per status interval.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct LatencyHist {
     /// `per_interval[i][b]`: answers in interval `i` with latency in bucket `b`.
     pub per_interval: Vec<[u32; BUCKETS]>,
     /// The status interval, in nanoseconds.
     pub interval: Nanos,
+    /// The interval [`LatencyHist::record`] wrote last, and when it starts: answers come in
+    /// time order, so most find their interval without a division (a 64-bit `div`, a fifth of
+    /// an answer's time on scenario A, issue 40).
+    last: (usize, Nanos),
+}
+
+impl PartialEq for LatencyHist {
+    /// The counts and the interval (not the cached last interval, which only saves time).
+    fn eq(&self, other: &LatencyHist) -> bool {
+        self.per_interval == other.per_interval && self.interval == other.interval
+    }
 }
 
 const BUCKETS: usize = 120;
@@ -58,13 +69,17 @@ impl LatencyHist {
     /// A histogram for a run of `duration` with status lines every `interval` (both > 0).
     pub fn new(duration: Nanos, interval: Nanos) -> LatencyHist {
         let n = duration.div_ceil(interval.max(1)) as usize;
-        LatencyHist { per_interval: vec![[0; BUCKETS]; n.max(1)], interval: interval.max(1) }
+        LatencyHist { per_interval: vec![[0; BUCKETS]; n.max(1)], interval: interval.max(1), last: (0, 0) }
     }
 
     /// Records an answer at `t` after `latency` nanoseconds.
     #[inline]
     pub fn record(&mut self, t: Nanos, latency: Nanos) {
-        let i = ((t / self.interval) as usize).min(self.per_interval.len() - 1);
+        let (mut i, from) = self.last;
+        if t.wrapping_sub(from) >= self.interval {
+            i = ((t / self.interval) as usize).min(self.per_interval.len() - 1);
+            self.last = (i, t - t % self.interval);
+        }
         let b = &mut self.per_interval[i][bucket(latency)];
         *b = b.saturating_add(1);
     }

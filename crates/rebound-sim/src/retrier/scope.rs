@@ -14,7 +14,11 @@
 //! requests). Each costs memory per user or worker ([`crate::cost::budget_bytes`]), counted in
 //! the run's cost estimate.
 
+use super::Retrier;
+use rebound_retry::budget::{BudgetSpec, GrpcBudget, RetryBudget};
+use rebound_retry::RetryBreaker;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// `[clients] budget_scope`: one budget for all users, or one per user.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -60,5 +64,56 @@ impl CallBudgetScope {
 
     pub(crate) fn is_service(&self) -> bool {
         *self == CallBudgetScope::Service
+    }
+}
+
+/// The budget `spec` describes (a `redis` budget as the gRPC token bucket it shares: within one
+/// simulated process they are the same), or `None` if it does not build (validated at parse
+/// time, so never in a run).
+pub(super) fn build_budget(spec: &BudgetSpec) -> Option<Arc<dyn RetryBudget>> {
+    match spec {
+        BudgetSpec::Redis { max_tokens, token_ratio, .. } => {
+            GrpcBudget::new(*max_tokens, *token_ratio).ok().map(|b| Arc::new(b) as Arc<dyn RetryBudget>)
+        }
+        other => other.build().ok(),
+    }
+}
+
+impl Retrier {
+    /// Gives each client a retry budget and a retry breaker of its own (`per_client`), built
+    /// from the spec's, in place of the ones shared by all (default): Brooker's per-client
+    /// bucket and locally sampled breaker. No effect without a `budget=` or `retry-breaker=`.
+    pub fn with_budget_scope(mut self, per_client: bool) -> Retrier {
+        if !per_client {
+            return self;
+        }
+        if let Some(b) = self.spec.budget() {
+            let own = (0..self.clients).filter_map(|_| build_budget(b)).collect();
+            self.own_budgets = Some(own);
+            self.budget = None;
+        }
+        if let Some(r) = self.spec.retry_breaker() {
+            self.own_breakers = Some((0..self.clients).filter_map(|_| r.build().ok()).collect());
+            self.retry_breaker = None;
+        }
+        self.plained()
+    }
+
+    /// Client `client`'s retry breaker: its own, or the shared one.
+    #[inline]
+    pub(super) fn retry_breaker_of(&self, client: u32) -> Option<&RetryBreaker> {
+        match &self.own_breakers {
+            Some(own) => own.get(client as usize),
+            None => self.retry_breaker.as_ref(),
+        }
+    }
+
+    /// Client `client`'s budget: its own, or the shared one.
+    #[inline]
+    pub(super) fn budget_of(&self, client: u32) -> Option<&Arc<dyn RetryBudget>> {
+        match &self.own_budgets {
+            Some(own) => own.get(client as usize),
+            None => self.budget.as_ref(),
+        }
     }
 }
