@@ -164,8 +164,8 @@ pub fn html_report(scenario: &Scenario, reports: &[StormReport]) -> Result<crate
 }
 
 /// The runs a bare `rebound storm` makes: 10 on the built-in scenario (the quick start's main
-/// job: enough runs to state an interval; 4.1 s wall, 2.8 s of CPU on 2 cores busy with other
-/// jobs, release build, README's quick start), 1 when a
+/// job: enough runs to state an interval; 1.8 s wall, 3.4 s of CPU on 2 cores, release build,
+/// README's quick start), 1 when a
 /// scenario, policy or seed is given (S5's single-seed run stays `--runs 1` or `--seed 1`).
 fn default_runs(args: &Args) -> u32 {
     let builtin = args.scenario.is_none() && args.policies.is_empty() && args.seed.is_none();

@@ -50,8 +50,7 @@ use lanes::{key, Lanes};
 pub struct EventQueue<E, S = AdaptiveScheduler<E>> {
     sched: S,
     lanes: Lanes<E>,
-    /// The last number given out: even, [`SEQ_STEP`] apart, so that [`EventQueue::push_as_of`]
-    /// can give an odd one between two.
+    /// The last number given out: even, so that `push_as_of` can put an odd one between two.
     seq: u64,
     popped: u64,
     /// The number of the event popped last.
@@ -59,7 +58,7 @@ pub struct EventQueue<E, S = AdaptiveScheduler<E>> {
     history: history::History,
 }
 
-/// How far apart the numbers of two successive pushes are.
+/// How far apart two successive pushes' numbers are.
 const SEQ_STEP: u64 = 2;
 
 /// The number of FIFO lanes (the service graph's: S5's ticks, the users' timeouts, and the
@@ -210,12 +209,6 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         self.popped += 1;
         self.popped_key(at, seq);
         Some((at, event))
-    }
-
-    #[inline]
-    fn popped_key(&mut self, at: Nanos, seq: u64) {
-        self.current = seq;
-        self.history.note(at, self.seq);
     }
 
     /// Drops every waiting event for which `keep` is false (events that would do nothing when

@@ -15,8 +15,7 @@
 //! The ticks are not one event each. Requests whose ticks fall at the same instants form a group
 //! ([`groups`]) with one event per tick ([`block`]); a group none of whose members can be
 //! answered for a while is *parked*, with no event at all, until a wake-up or a drop of the
-//! delay makes one of them answerable ([`parked`]). With 36 000 requests in flight and `d(c)`
-//! beyond the run, a stuck run had 27 M tick events that all answered "not yet"; parked, none.
+//! delay makes one of them answerable ([`parked`]): a stuck storm's 27 M ticks become none.
 //!
 //! The scheme is exact — the same answers at the same instants in the same order as one event
 //! per request per tick, so every figure of a run but its event count is unchanged — because:
@@ -26,10 +25,10 @@
 //! when a request is answered or the slowdown ends, when the parked groups are checked again);
 //! and a woken group's tick is put back where the skipped ticks would have put it, by asking the
 //! event queue what was scheduled before the previous tick instant
-//! ([`crate::queue::EventQueue::push_as_of`]). The one case not reproduced: another event
-//! scheduled exactly one tick ahead onto a parked group's tick instant (from an event at the
-//! group's own tick instant), whose order against the group's tick is then a guess. Random
-//! delays never do that; rebound-cli's tests/lazy_ticks.rs compares runs of both schemes.
+//! ([`crate::queue::EventQueue::push_as_of`]). Not reproduced: an event scheduled exactly one
+//! tick ahead onto a parked group's tick instant, from that group's previous tick instant (its
+//! order against the group's tick is then a guess; rebound-cli's tests/lazy_ticks.rs has such
+//! storms, unchanged, and compares both schemes).
 
 mod block;
 mod delays;
@@ -99,7 +98,7 @@ pub struct S5Server {
     groups: Groups,
     /// The tick being run ([`block`]).
     cursor: Option<block::Cursor>,
-    /// An empty list kept for the next tick's members (no allocation per tick).
+    /// An empty list for the next tick's members (no allocation per tick).
     spare: std::collections::VecDeque<u32>,
     parked: parked::Parked,
     held: pause::Held,
@@ -226,8 +225,7 @@ impl S5Server {
         !self.paused && self.delays.delay(self.in_flight) >= horizon
     }
 
-    /// Sets the slowdown factor (1 = normal speed) at `now`; a lower one may make parked
-    /// requests answerable ([`S5Server::recheck`]).
+    /// Sets the slowdown factor (1 = normal speed) at `now`; a lower one may wake parked groups.
     pub fn set_slowdown(&mut self, f: f64, now: Nanos, q: &mut impl Ticks) {
         let lower = f < self.slowdown;
         self.slowdown = f;

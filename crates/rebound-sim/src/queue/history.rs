@@ -63,6 +63,13 @@ impl History {
 }
 
 impl<E, S: Scheduler<E>> EventQueue<E, S> {
+    #[inline]
+    /// Notes the key of the event popped.
+    pub(super) fn popped_key(&mut self, at: Nanos, seq: u64) {
+        self.current = seq;
+        self.history.note(at, self.seq);
+    }
+
     /// Keeps, from now on, when the events popped within the last `window` ns were scheduled,
     /// for [`EventQueue::pushed_before`] and [`EventQueue::push_as_of`] (off by default: a few
     /// nanoseconds a pop).

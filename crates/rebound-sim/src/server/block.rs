@@ -94,6 +94,7 @@ impl S5Server {
             return false;
         }
         let g = &mut self.groups.all[id as usize];
+        g.settle();
         let fresh = g.fresh(now);
         let mut rest = std::mem::take(&mut g.members);
         // Members that arrived at `now` (put at the front) have their first tick one later.

@@ -51,6 +51,9 @@ pub(super) struct Group {
     /// The latest time requests were put at the front, and how many were then (their first
     /// tick is the next one: the tick due at that time must pass them over).
     pub(super) front: (Nanos, usize),
+    /// Whether those are still in reverse order (put with `push_front`, reversed when the list
+    /// is read: inserting each at its place was quadratic for a resume's whole backlog).
+    reversed: bool,
 }
 
 impl Group {
@@ -58,11 +61,25 @@ impl Group {
     /// already, before the rest.
     pub(super) fn put_front(&mut self, now: Nanos, slot: u32) {
         if self.front.0 != now {
+            self.settle();
             self.front = (now, 0);
         }
-        self.members.insert(self.front.1, slot);
+        self.members.push_front(slot);
         self.front.1 += 1;
+        self.reversed = true;
         self.oldest = self.oldest.min(now);
+    }
+
+    /// Puts the members in their order (the latest ones put at the front are reversed until
+    /// then); to call before reading the list.
+    pub(super) fn settle(&mut self) {
+        if self.reversed {
+            let k = self.front.1;
+            for i in 0..k / 2 {
+                self.members.swap(i, k - 1 - i);
+            }
+            self.reversed = false;
+        }
     }
 
     /// Adds `slot`, arrived at `now`, at the back.
@@ -71,7 +88,8 @@ impl Group {
         self.oldest = self.oldest.min(now);
     }
 
-    /// How many members at the front arrived at `now` (their first tick is the next one).
+    /// How many members at the front arrived at `now` (their first tick is the next one), the
+    /// list settled ([`Group::settle`]).
     pub(super) fn fresh(&self, now: Nanos) -> usize {
         if self.front.0 == now {
             self.front.1
@@ -133,12 +151,14 @@ impl Groups {
                     oldest: Nanos::MAX,
                     state: State::Free,
                     front: (Nanos::MAX, 0),
+                    reversed: false,
                 });
                 (all.len() - 1) as u32
             }
         };
         let g = &mut all[id as usize];
-        (g.phase, g.oldest, g.state, g.front) = (phase, Nanos::MAX, state, (Nanos::MAX, 0));
+        (g.phase, g.oldest, g.state, g.front, g.reversed) =
+            (phase, Nanos::MAX, state, (Nanos::MAX, 0), false);
         id
     }
 

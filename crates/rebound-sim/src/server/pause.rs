@@ -33,7 +33,9 @@ impl S5Server {
     pub(super) fn hold(&mut self, id: u32, now: Nanos) {
         let held = &mut self.held;
         held.at.push((now, held.slots.len()));
-        held.slots.extend(self.groups.all[id as usize].members.iter());
+        let g = &mut self.groups.all[id as usize];
+        g.settle();
+        held.slots.extend(g.members.iter());
         self.groups.close(id);
     }
 
@@ -98,7 +100,9 @@ impl S5Server {
                 }
                 _ => {
                     let (_, id) = parked.next().expect("a parked group comes first");
-                    out.extend(self.groups.all[id as usize].members.iter());
+                    let g = &mut self.groups.all[id as usize];
+                    g.settle();
+                    out.extend(g.members.iter());
                     self.groups.close(id);
                 }
             }
