@@ -13,9 +13,9 @@
 //!
 //! # Lazy ticks
 //! The ticks are not one event each. Requests whose ticks fall at the same instants form a group
-//! ([`groups`]) with one event per tick ([`block`]); a group none of whose members can be
+//! (`groups`) with one event per tick (`block`); a group none of whose members can be
 //! answered for a while is *parked*, with no event at all, until a wake-up or a drop of the
-//! delay makes one of them answerable ([`parked`]): a stuck storm's 27 M ticks become none.
+//! delay makes one of them answerable (`parked`): a stuck storm's 27 M ticks become none.
 //!
 //! The scheme is exact — the same answers at the same instants in the same order as one event
 //! per request per tick, so every figure of a run but its event count is unchanged — because:

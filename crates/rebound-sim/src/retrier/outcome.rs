@@ -64,7 +64,7 @@ impl Retrier {
 
     /// [`Retrier::on_failure`] after an answer that carried a wait hint (a 429's
     /// `Retry-After`): the wait is at least the hint when the policy honours hints, and a hint
-    /// above the ceiling gives up ([`RetryAfter`]).
+    /// above the ceiling gives up ([`RetryAfter`](super::RetryAfter)).
     #[inline]
     pub fn on_failure_hinted(
         &mut self,
