@@ -101,16 +101,20 @@ async fn the_form_checks_costs_and_keeps_drafts_across_reloads_and_tabs() {
     builtin_answering(&s, "S5's storm", true).await;
     until(SHORT, "the built-in loaded", || async { (toml(&s).await != edited).then_some(()) }).await;
 
-    // 4. The default storm with 100 replications (the lab's most): refused in the form, before it starts.
-    // (Once the lab has measured this machine: it does when the page first loads.) 20 were
-    // past the bound on a loaded machine but fit in 60 s on an idle 2-core one; 100 (about
-    // 350 CPU-s in a test build, 175 s on 2 cores) are past it on any machine we run on.
+    // 4. A big storm with 100 replications (the lab's most): refused in the form, before it
+    // starts. (Once the lab has measured this machine: it does when the page first loads.) The
+    // default storm no longer serves: since its stuck requests' ticks are parked (issue 39) its
+    // 100 replications fit in 60 s on an idle 2-core machine. The default's seven policies at
+    // 30,000 clients, 100 times, are about 3e9 events: thousands of CPU-s in a test build.
     let estimate = until(Duration::from_secs(90), "the calibrated cost line", || async {
         let t = text(&s, "estimate").await;
-        (t.contains("on this machine") && !t.contains("Still measuring")).then_some(t)
+        let measured = t.contains("on this machine") && !t.contains("Still measuring");
+        // (The built-in's seven policies: the line of the edits before it may still show.)
+        (measured && t.contains("7 policies × 1 run")).then_some(t)
     })
     .await;
-    assert!(estimate.contains("7 policies × 1 run"), "{estimate}");
+    assert!(!estimate.contains("Refused"), "{estimate}");
+    paste_toml(&s, BIG).await;
     s.type_into("#runs", "100").await;
     let m = until_text(&s, "runs-error", "the refusal at Replications", |t| !t.is_empty()).await;
     assert!(m.contains("wall-clock bound of 60 s") && m.contains("100 runs"), "{m}");
@@ -148,10 +152,11 @@ async fn the_form_checks_costs_and_keeps_drafts_across_reloads_and_tabs() {
     assert!(other[0].contains("3 runs"), "{other:?}");
     s.c.close_window().await.unwrap();
     s.c.switch_to_window(first).await.unwrap();
-    // The default storm (an empty TOML), whose first policy takes seconds: cancelled.
-    s.type_into("#runs", "1").await;
+    // The default storm 20 times (seconds: about 13 s in a test build on 2 busy cores, its
+    // estimate exact since the lab measured it on these very policies): cancelled.
+    s.type_into("#runs", "20").await;
     paste_toml(&s, "").await;
-    until_text(&s, "estimate", "the default's cost", |t| t.contains("7 policies × 1 run,")).await;
+    until_text(&s, "estimate", "the default's cost", |t| t.contains("7 policies × 20 runs,")).await;
     s.el("#run").await.click().await.unwrap();
     until_text(&s, "status", "the long run's progress", |t| t.contains("s in all")).await;
     s.el("#cancel").await.click().await.unwrap();
@@ -162,6 +167,9 @@ async fn the_form_checks_costs_and_keeps_drafts_across_reloads_and_tabs() {
     eprintln!("issue 38's flows took {:?} in the browser", t0.elapsed());
     s.close().await;
 }
+
+/// The default storm at 30,000 clients.
+const BIG: &str = "[clients]\ncount = 30000\n";
 
 /// Two policies, 20 s of 200 users: a few seconds with 3 runs each.
 const SMALL: &str = "duration = \"20s\"\npolicies = [\"constant:base=100ms\", \"exponential:base=100ms,factor=2,cap=1m,jitter=full\"]\n[clients]\ncount = 200\n[outage]\nstart = \"5s\"\nend = \"10s\"\n";
