@@ -142,9 +142,62 @@ fn loglik(g: &Gaps, form: Lateness, lo: f64, (b, m, s): (f64, f64, f64), range: 
 /// and the jitter's low end.
 type Candidate = (f64, GapFit, [f64; 4], [bool; 4], f64);
 
+/// One set of gaps being fitted: the gaps, their least and their range, and whether the factor
+/// is held at 1 (first retries alone).
+struct Search<'a> {
+    g: &'a Gaps,
+    smin: f64,
+    range: f64,
+    fixed_m: bool,
+}
+
+impl Search<'_> {
+    /// The negative log-likelihood of a search vector (finite: a huge value off the model).
+    fn objective(&self, form: Lateness, lo: f64, fixed: [bool; 4]) -> impl Fn(&[f64; 4]) -> f64 + '_ {
+        move |t: &[f64; 4]| {
+            let v = -loglik(self.g, form, lo, params(t, self.smin, fixed), self.range);
+            if v.is_finite() {
+                v
+            } else {
+                f64::MAX / 4.0
+            }
+        }
+    }
+
+    /// The jitter `kind` and lateness `form` fitted from the search vector `t`.
+    fn candidate(&self, kind: usize, form: Lateness, mut t: [f64; 4]) -> Candidate {
+        let (g, lo) = (self.g, KINDS[kind].1);
+        let fixed = [false, self.fixed_m, true, lo >= 1.0 || form == Lateness::Spread];
+        let search = self.objective(form, lo, fixed);
+        for iters in [400, 400] {
+            t = nelder_mead(&search, t, fixed, iters);
+        }
+        let (b, m, s) = params(&t, self.smin, fixed);
+        let per = stretches(g, form, lo, (b, m, s), self.range);
+        let centre = |v: &(f64, f64)| v.0 - s;
+        let tail = per.iter().zip(&g.count).map(|(v, n)| centre(v) * n).sum::<f64>() / g.x.len() as f64;
+        let tail_range =
+            per.iter().map(centre).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, z), v| (a.min(v), z.max(v)));
+        let aic = 2.0 * search(&t) + 2.0 * free(fixed, form, per.len());
+        let fit = GapFit {
+            kind,
+            lateness: form,
+            base: b,
+            factor: m,
+            floor: s,
+            tail,
+            tail_range,
+            base_ci: None,
+            factor_ci: None,
+        };
+        (aic, fit, t, fixed, lo)
+    }
+}
+
 /// Fits the model to `gaps[k]`, the gaps before retry `k + 1` (each as (when the attempt
 /// before it ended, the gap), in seconds; empty indices end it). `kinds`: the jitter kinds
-/// tried (indices into [`KINDS`]), each with both forms of the lateness. `None` without a gap.
+/// tried (indices into [`KINDS`]), each with the tail; the likeliest of them is fitted with the
+/// spread too (from where its tail ended), and the likelier kept. `None` without a gap.
 pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
     let g = Gaps::new(gaps)?;
     let smin = g.x.iter().copied().fold(f64::INFINITY, f64::min);
@@ -153,17 +206,7 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
     let mean1 = index(0).sum::<f64>() / index(0).count() as f64;
     let min = |k: usize| index(k).fold(f64::INFINITY, f64::min).max(1e-6);
     let fixed_m = g.indices < 2;
-    let g = &g;
-    let objective = |form: Lateness, lo: f64, fixed: [bool; 4]| {
-        move |t: &[f64; 4]| {
-            let v = -loglik(g, form, lo, params(t, smin, fixed), range);
-            if v.is_finite() {
-                v
-            } else {
-                f64::MAX / 4.0
-            }
-        }
-    };
+    let search = Search { g: &g, smin, range, fixed_m };
     let mut best: Option<Candidate> = None;
     for &kind in kinds {
         let lo = KINDS[kind].1;
@@ -175,44 +218,18 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
         } else {
             (((0.9 * mean1) / (1.0 + lo) * 2.0).max(1e-6), 2.0)
         };
-        let mut t = [b0.ln(), (m0 - 1.0).ln(), 0.0, 0.0];
-        // The spread starts where the tail ended.
-        for form in [Lateness::Tail, Lateness::Spread] {
-            let fixed = [false, fixed_m, true, lo >= 1.0 || form == Lateness::Spread];
-            let search = objective(form, lo, fixed);
-            for iters in [400, 400] {
-                t = nelder_mead(&search, t, fixed, iters);
-            }
-            let (b, m, s) = params(&t, smin, fixed);
-            let per = stretches(g, form, lo, (b, m, s), range);
-            let centre = |v: &(f64, f64)| v.0 - s;
-            let tail = per.iter().zip(&g.count).map(|(v, n)| centre(v) * n).sum::<f64>() / g.x.len() as f64;
-            let tail_range = per
-                .iter()
-                .map(centre)
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, z), v| (a.min(v), z.max(v)));
-            let aic = 2.0 * search(&t) + 2.0 * free(fixed, form, per.len());
-            let fit = GapFit {
-                kind,
-                lateness: form,
-                base: b,
-                factor: m,
-                floor: s,
-                tail,
-                tail_range,
-                base_ci: None,
-                factor_ci: None,
-            };
-            if best.as_ref().is_none_or(|(a, ..)| aic < *a) {
-                best = Some((aic, fit, t, fixed, lo));
-            }
+        let c = search.candidate(kind, Lateness::Tail, [b0.ln(), (m0 - 1.0).ln(), 0.0, 0.0]);
+        if best.as_ref().is_none_or(|(a, ..)| c.0 < *a) {
+            best = Some(c);
         }
     }
-    let (_, mut fit, t, fixed, lo) = best?;
-    let search = objective(fit.lateness, lo, fixed);
-    fit.base_ci = profile_se(&search, t, fixed, 0, 0.03).map(|se| 1.96 * fit.base * se);
+    let tail = best?;
+    let spread = search.candidate(tail.1.kind, Lateness::Spread, tail.2);
+    let (_, mut fit, t, fixed, lo) = if spread.0 < tail.0 { spread } else { tail };
+    let objective = search.objective(fit.lateness, lo, fixed);
+    fit.base_ci = profile_se(&objective, t, fixed, 0, 0.03).map(|se| 1.96 * fit.base * se);
     if !fixed_m {
-        fit.factor_ci = profile_se(&search, t, fixed, 1, 0.05).map(|se| 1.96 * (fit.factor - 1.0) * se);
+        fit.factor_ci = profile_se(&objective, t, fixed, 1, 0.05).map(|se| 1.96 * (fit.factor - 1.0) * se);
     }
     Some(fit)
 }
