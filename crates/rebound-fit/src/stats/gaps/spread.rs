@@ -46,8 +46,9 @@ impl Gaps {
     /// Each stretch's lateness `(c, σ)` for delays `d` (by retry index) and jitter `lo`: the
     /// pair that maximises the stretch's likelihood, `σ` at least [`MIN_TAIL`]. Found by the
     /// method of scoring with the scores' outer products for the information (Berndt, Hall,
-    /// Hall and Hausman 1974), halving a step that lowers the likelihood, from the last pair
-    /// found (or, the first time, the method of moments': the gaps less their delays' means).
+    /// Hall and Hausman 1974), halving a step that lowers the likelihood (at most 5 times), until
+    /// the likelihood rises by less than 0.001 in its log; from the likelier of the last pair
+    /// found and the method of moments' (the gaps less their delays' means, and their spread).
     pub(super) fn spreads(&self, d: &[f64], lo: f64, range: f64) -> Vec<(f64, f64)> {
         let mut out = Vec::with_capacity(self.count.len());
         let mut warm = self.warm_spread.borrow_mut();
@@ -97,12 +98,14 @@ impl Gaps {
                         break Some((c2, ls2, l2, g2, h2));
                     }
                     t /= 2.0;
-                    if t < 1e-3 {
+                    if t < 0.02 {
                         break None;
                     }
                 };
                 let Some((c2, ls2, l2, g2, h2)) = moved else { break };
-                let small = (c2 - c).abs() < 1e-3 * ls.exp() && (ls2 - ls).abs() < 1e-3;
+                // Done when the stretch's likelihood rises by less than 0.001 (its log): the
+                // profile is then exact to far below what moves the simplex.
+                let small = l2 - l < 1e-3 || ((c2 - c).abs() < 1e-3 * ls.exp() && (ls2 - ls).abs() < 1e-3);
                 (c, ls, l, g, h) = (c2, ls2, l2, g2, h2);
                 if small {
                     break;
