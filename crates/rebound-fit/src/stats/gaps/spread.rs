@@ -44,7 +44,9 @@ pub(super) fn density(x: f64, d: f64, lo: f64, c: f64, sc: f64, range: f64) -> (
 
 impl Gaps {
     /// Each stretch's lateness `(c, σ)` for delays `d` (by retry index) and jitter `lo`: the
-    /// pair that maximises the stretch's likelihood, `σ` at least [`MIN_TAIL`]. Found by the
+    /// pair that maximises the stretch's likelihood, `c` at least 0 (a retry does not start
+    /// before its delay: a centre free to go below would trade with the delay when the factor
+    /// is near 1) and `σ` at least [`MIN_TAIL`]. Found by the
     /// method of scoring with the scores' outer products for the information (Berndt, Hall,
     /// Hall and Hausman 1974), halving a step that lowers the likelihood (at most 5 times), until
     /// the likelihood rises by less than 0.001 in its log; from the likelier of the last pair
@@ -92,7 +94,7 @@ impl Gaps {
                 let step = [(h[2] * g[0] - h[1] * g[1]) / det, (h[0] * g[1] - h[1] * g[0]) / det];
                 let mut t = 1.0;
                 let moved = loop {
-                    let (c2, ls2) = (c + t * step[0], (ls + t * step[1]).clamp(lo_s, hi_s));
+                    let (c2, ls2) = ((c + t * step[0]).max(0.0), (ls + t * step[1]).clamp(lo_s, hi_s));
                     let (l2, g2, h2) = at(c2, ls2);
                     if l2 >= l {
                         break Some((c2, ls2, l2, g2, h2));
