@@ -20,10 +20,9 @@
 //! the retry indices within each stretch and grow from one stretch to the next). One `μ` for the
 //! whole run is then a mixture of exponentials read as one, and the fit pays for the misfit with
 //! the base and the factor (the api's 10 ms × 2 read as 4–8 ms × 2.2–2.9 on three busy runs
-//! and 2 µs × 21 on a fourth; 6.7–13 ms × 1.8–2.2 on those four and a fifth with the
-//! stretches). So `μ` is fitted apart for each stretch of time — the gaps in
-//! the order of their attempts' ends, cut into stretches of [`STRETCH`] gaps (at most
-//! [`MAX_STRETCHES`]) — while `b`, `m` and `s` are the run's: a retry's gap and the gaps of
+//! and 2 µs × 21 on a fourth). So the lateness is fitted apart for each stretch of time — the
+//! gaps in the order of their attempts' ends, cut into stretches of [`STRETCH`] gaps (at most
+//! [`MAX_STRETCHES`]) — while `b` and `m` are the run's: a retry's gap and the gaps of
 //! other retry indices at the same time share a lateness, which is what makes the delay
 //! separable: the lateness moves every index's gaps by the same amount, while the delay's
 //! spread grows with `m^(k−1)`.
@@ -47,10 +46,9 @@
 //! gaps' range keeps a stray gap (a stall, a mis-chained attempt) from deciding the fit.
 //! `(b, m, s)` maximise the log-likelihood (Nelder and Mead's simplex, 1965, on `ln b`,
 //! `ln (m − 1)` and `s`), each stretch's lateness maximising its own part for every `(b, m, s)`
-//! tried (so the likelihood is profiled over them); each jitter kind and each form is fitted
-//! and the likeliest kept (Akaike's criterion: the tail's `s` and `μ`s and the spread's `c`s and
-//! `σ`s counted; without jitter the tail has no `s`, which is not told apart from the delay
-//! without a spread). The 95 % intervals come from the profile likelihood (the others refitted
+//! tried (so the likelihood is profiled over them); each jitter kind is fitted with the tail,
+//! the likeliest again with the spread, and the likelier kept (Akaike's criterion, the `μ`s,
+//! `c`s and `σ`s counted; without jitter the tail has no `s`: not told from the delay). The 95 % intervals come from the profile likelihood (the others refitted
 //! with `ln b`, or `ln (m − 1)`, held 3 % or 5 % off, its rise read as a parabola's; then the
 //! delta method to `b` and `m`).
 
@@ -237,10 +235,7 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
 /// The parameters a candidate fits: its free coordinates, and one per stretch for the tail's
 /// `μ` or two for the spread's `(c, σ)`.
 fn free(fixed: [bool; 4], form: Lateness, stretches: usize) -> f64 {
-    let per = match form {
-        Lateness::Tail => 1,
-        Lateness::Spread => 2,
-    };
+    let per = if form == Lateness::Tail { 1 } else { 2 };
     (fixed.iter().filter(|f| !**f).count() + per * stretches) as f64
 }
 
