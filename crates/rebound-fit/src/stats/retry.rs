@@ -43,8 +43,9 @@ pub struct RetryFit {
     pub factor: Option<f64>,
     /// The half-width of the factor's 95 % interval.
     pub factor_ci: Option<f64>,
-    /// The caller's lateness after a delay, as fitted: its floor and its mean over the run, in
-    /// seconds (`None` with fewer than [`MIN_GAPS`] first gaps). The lateness is fitted apart
+    /// The caller's lateness after a delay, as fitted: its floor (0 when its symmetric form was
+    /// kept) and its mean over the run, in seconds (`None` with fewer than [`MIN_GAPS`] first
+    /// gaps). The lateness is fitted apart
     /// for each stretch of time (it grows with the host's load: see [`super::gaps`]).
     pub lateness_floor_s: Option<f64>,
     /// See `lateness_floor_s`.

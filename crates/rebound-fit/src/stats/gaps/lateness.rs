@@ -16,6 +16,8 @@ pub(super) struct Gaps {
     /// Each stretch's last `ln μ` found: the next search starts there (the simplex moves a
     /// little at a time).
     warm: std::cell::RefCell<Vec<f64>>,
+    /// Each stretch's last symmetric lateness found, `(c, ln σ)` ([`Gaps::spreads`]).
+    pub(super) warm_spread: std::cell::RefCell<Vec<(f64, f64)>>,
 }
 
 impl Gaps {
@@ -41,6 +43,7 @@ impl Gaps {
             x: all.iter().map(|a| a.2).collect(),
             stretch,
             warm: std::cell::RefCell::new(vec![f64::NAN; stretches]),
+            warm_spread: std::cell::RefCell::new(vec![(f64::NAN, f64::NAN); stretches]),
             count,
             indices,
         })
