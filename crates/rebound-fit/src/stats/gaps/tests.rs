@@ -31,16 +31,27 @@ fn draw(seed: u64, lo: f64, b: f64, m: f64, s: f64, mu: f64, counts: &[usize]) -
 /// end (the live twin's api under the hard-down outage: the callers' retries pile up, and the
 /// host acts on a delay later and later).
 fn storm(seed: u64, mu: (f64, f64)) -> Vec<Vec<(f64, f64)>> {
-    let (b, m, s, secs, every, retries): (f64, f64, f64, f64, f64, usize) =
-        (0.010, 2.0, 0.001, 2.0, 0.004, 3);
+    chains(seed, |rng, t, d| {
+        let mean = mu.0 + (mu.1 - mu.0) * (t / SECS).min(1.0);
+        rng.random::<f64>() * d + 0.001 - mean * (1.0 - rng.random::<f64>()).ln()
+    })
+}
+
+/// How long the synthetic outages last, in seconds.
+const SECS: f64 = 2.0;
+
+/// Retry chains of 10 ms × 2 with full jitter for [`SECS`], one starting every 4 ms, each
+/// making 3 retries (2 ms an attempt): `next_gap(rng, t, d)` draws the gap of a retry at time `t`
+/// (s) whose policy delay is at most `d` (s): its jittered delay plus the host's lateness.
+fn chains(seed: u64, mut next_gap: impl FnMut(&mut SmallRng, f64, f64) -> f64) -> Vec<Vec<(f64, f64)>> {
+    let (b, m, every, retries): (f64, f64, f64, usize) = (0.010, 2.0, 0.004, 3);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut out = vec![Vec::new(); retries];
     let mut start = 0.0;
-    while start < secs {
+    while start < SECS {
         let (mut t, mut d) = (start, b);
         for g in out.iter_mut() {
-            let mean = mu.0 + (mu.1 - mu.0) * (t / secs).min(1.0);
-            let gap = rng.random::<f64>() * d + s - mean * (1.0 - rng.random::<f64>()).ln();
+            let gap = next_gap(&mut rng, t, d);
             g.push((t, gap));
             t += gap + 0.002; // the next attempt's 2 ms
             d *= m;
@@ -121,27 +132,15 @@ fn normal(rng: &mut SmallRng) -> f64 {
 /// `c.1` over the 2 s, and one retry in 20 acted on at once (0.2 to 1 ms late) — the live twin's
 /// api under the outage on a host the twin judged quiet enough.
 fn symmetric_storm(seed: u64, c: (f64, f64), sd: f64) -> Vec<Vec<(f64, f64)>> {
-    let (b, m, secs, every, retries): (f64, f64, f64, f64, usize) = (0.010, 2.0, 2.0, 0.004, 3);
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut out = vec![Vec::new(); retries];
-    let mut start = 0.0;
-    while start < secs {
-        let (mut t, mut d) = (start, b);
-        for g in out.iter_mut() {
-            let centre = c.0 + (c.1 - c.0) * (t / secs).min(1.0);
-            let late = if rng.random::<f64>() < 0.05 {
-                0.0002 + 0.0008 * rng.random::<f64>()
-            } else {
-                (centre + sd * normal(&mut rng)).max(0.0002)
-            };
-            let gap = rng.random::<f64>() * d + late;
-            g.push((t, gap));
-            t += gap + 0.002;
-            d *= m;
-        }
-        start += every;
-    }
-    out
+    chains(seed, |rng, t, d| {
+        let centre = c.0 + (c.1 - c.0) * (t / SECS).min(1.0);
+        let late = if rng.random::<f64>() < 0.05 {
+            0.0002 + 0.0008 * rng.random::<f64>()
+        } else {
+            (centre + sd * normal(rng)).max(0.0002)
+        };
+        rng.random::<f64>() * d + late
+    })
 }
 
 #[test]
