@@ -113,6 +113,7 @@ mod refuse;
 mod s5;
 mod serve;
 mod service;
+mod setup;
 mod stats;
 mod topology;
 mod users;
