@@ -22,6 +22,15 @@ async fn policy_list(s: &Session) -> Vec<String> {
     v.as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect()
 }
 
+/// Waits (up to `limit`) for the error shown at field `id` (its `#{id}-error` element); returns it.
+async fn error_at(s: &Session, id: &str, limit: Duration) -> String {
+    until(limit, &format!("the error at #{id}"), || async {
+        let t = s.texts(&format!("#{id}-error")).await.concat();
+        (!t.is_empty()).then_some(t)
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_builtin_runs_from_the_page_with_its_own_policies() {
     let _one = ONE_AT_A_TIME.lock().await;
@@ -83,11 +92,7 @@ async fn a_graph_edited_through_forms_and_toml_runs_with_per_service_amplificati
     // The call's probability: out of [0, 1] it is refused at its field, in range it is written
     // (api calls db on half of its requests).
     s.type_into("#f-1-call-0-probability", "1.5").await;
-    let at_field = until(Duration::from_secs(10), "the error at the probability field", || async {
-        let t = s.texts("#f-1-call-0-probability-error").await.concat();
-        (!t.is_empty()).then_some(t)
-    })
-    .await;
+    let at_field = error_at(&s, "f-1-call-0-probability", Duration::from_secs(10)).await;
     assert!(at_field.contains("service[1].call[0].probability") && at_field.contains("[0, 1]"), "{at_field}");
     s.type_into("#f-1-call-0-probability", "0.5").await;
     until(Duration::from_secs(10), "the probability's error cleared", || async {
@@ -147,20 +152,12 @@ async fn a_bad_policy_and_a_bad_field_show_their_error_at_the_field() {
     let _one = ONE_AT_A_TIME.lock().await;
     let s = Session::start("errors", 1280).await;
     s.type_into("#policy-1", "exponential:base=10ms,fctor=2").await;
-    let message = until(Duration::from_secs(10), "the spec error", || async {
-        let t = s.texts("#policy-1-error").await.concat();
-        (!t.is_empty()).then_some(t)
-    })
-    .await;
+    let message = error_at(&s, "policy-1", Duration::from_secs(10)).await;
     assert!(message.starts_with("Policy 1:") && message.contains("fctor"), "{message}");
     s.type_into("#policy-1", "constant:base=100ms").await;
     s.type_into("#f-clients-count", "-5").await;
     s.el("#run").await.click().await.unwrap();
-    let at_field = until(Duration::from_secs(20), "the error at the clients field", || async {
-        let t = s.texts("#f-clients-count-error").await.concat();
-        (!t.is_empty()).then_some(t)
-    })
-    .await;
+    let at_field = error_at(&s, "f-clients-count", Duration::from_secs(20)).await;
     assert!(at_field.contains("count"), "{at_field}");
     let invalid = s.el("#f-clients-count").await.attr("aria-invalid").await.unwrap();
     assert_eq!(invalid.as_deref(), Some("true"));
