@@ -6,7 +6,8 @@
 //! Why both: a closed loop slows down with its server (a user waits for its answer), an open
 //! loop does not — the difference decides whether a storm feeds itself.
 
-use super::{request, Ctx};
+use super::request::request;
+use super::Ctx;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Exp};
