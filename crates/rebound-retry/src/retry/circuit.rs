@@ -3,7 +3,8 @@
 
 use super::metrics::Metrics;
 use super::outcome::GiveUp;
-use super::{Retry, Run};
+use super::run::Run;
+use super::Retry;
 use crate::breaker::CircuitBreaker;
 use crate::clock::Clock;
 use crate::prelude::*;

@@ -5,7 +5,8 @@ use super::hooks::{Classify, HintFn, Notify, Predicate};
 use super::metrics::Metrics;
 use super::operation::Operation;
 use super::outcome::{Failure, GiveUp, Outcome, RetryError};
-use super::{Async, Last, Retry};
+use super::run::Last;
+use super::{Async, Retry};
 use crate::backoff::Backoff;
 use crate::clock::{AsyncSleeper, Clock};
 #[cfg(feature = "http")]
@@ -160,7 +161,7 @@ where
 
     /// The time this attempt may take: its own timeout, cut at the overall deadline.
     #[inline]
-    fn attempt_limit(&self, run: &super::Run) -> Option<Duration> {
+    fn attempt_limit(&self, run: &super::run::Run) -> Option<Duration> {
         let remaining = run.remaining(&self.clock);
         match (self.settings.attempt_timeout, remaining) {
             (Some(a), Some(r)) => Some(a.min(r)),
@@ -173,7 +174,7 @@ where
     /// deadline (nothing is booked then). A wait above the pacer's own ceiling is not waited.
     #[cfg(feature = "http")]
     #[inline]
-    fn pacing(&mut self, run: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
+    fn pacing(&mut self, run: &mut super::run::Run) -> Result<Option<Duration>, GiveUp> {
         let Some((pacer, host)) = self.guard.as_ref().and_then(|g| g.pacing.as_ref()) else {
             return Ok(None);
         };
@@ -196,7 +197,7 @@ where
     /// Without feature `http` there is no pacer: every attempt goes at once.
     #[cfg(not(feature = "http"))]
     #[inline]
-    fn pacing(&mut self, _: &mut super::Run) -> Result<Option<Duration>, GiveUp> {
+    fn pacing(&mut self, _: &mut super::run::Run) -> Result<Option<Duration>, GiveUp> {
         Ok(None)
     }
 }
