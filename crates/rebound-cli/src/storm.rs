@@ -1,6 +1,12 @@
 //! `rebound storm`: clients retrying against a paused server, one run per policy (S5).
 
+mod bench;
 mod shard;
+mod text;
+
+use bench::bench;
+pub use text::{describe, document};
+use text::{first_screen, panels};
 
 use crate::output;
 use crate::plot::{self, Panel, Series};
@@ -176,37 +182,6 @@ fn default_runs(args: &Args) -> u32 {
     }
 }
 
-/// The text `storm` prints: the scenario, the first screen, the details, and the status lines
-/// with `timeline`.
-fn first_screen(s: &Scenario, reports: &[StormReport], timeline: bool) -> String {
-    let stack = !s.services.is_empty();
-    let describe = if stack { crate::stack::describe(s) } else { describe(s) };
-    let mut out = format!(
-        "scenario: {describe}
-
-"
-    ) + &crate::first_screen::render(s, reports)
-        + "
-";
-    out += &if stack { crate::stack::summary(s, reports) } else { summary(reports) };
-    if timeline {
-        out += "
-timeline (run 0)
-";
-        out += &if stack { crate::stack::timeline(s, reports) } else { status_lines(s, reports) };
-    }
-    out
-}
-
-/// The JSON document `storm --json` prints (and the lab's API returns) for `scenario`, whose
-/// `policies` are the ones run, and their reports in the same order.
-///
-/// # Errors
-/// A report that cannot be serialised (not expected: every field is a number or a string).
-pub fn document(scenario: &Scenario, reports: &[StormReport]) -> Result<String> {
-    Ok(serde_json::to_string_pretty(&Output { scenario, policies: reports })?)
-}
-
 /// The scenario in `path`, its `policies` replaced by `policies` when not empty before it is
 /// validated and costed (issue 34, item 13), or the built-in S5 one.
 ///
@@ -218,157 +193,6 @@ pub fn load_scenario(path: Option<&std::path::Path>, policies: &[Spec]) -> Resul
     let text =
         std::fs::read_to_string(path).usage(format_args!("--scenario: cannot read {}", path.display()))?;
     Scenario::from_toml_with(&text, policies).usage(format_args!("--scenario {}", path.display()))
-}
-
-/// One line describing a scenario.
-pub fn describe(s: &Scenario) -> String {
-    let h = |d: Duration| humantime::format_duration(d).to_string();
-    let o = &s.outage;
-    let outage = match o.kind {
-        OutageKind::None => "no outage".to_string(),
-        OutageKind::Pause => format!("paused {}..{}", h(o.start), h(o.end)),
-        OutageKind::HardDown => format!("down {}..{}", h(o.start), h(o.end)),
-        OutageKind::CapacityCut => format!("{}x slower {}..{}", o.slowdown, h(o.start), h(o.end)),
-        OutageKind::LoadSpike => format!("load x{} {}..{}", o.factor, h(o.start), h(o.end)),
-        OutageKind::Errors => format!("{}% errors {}..{}", o.error_rate * 100.0, h(o.start), h(o.end)),
-    };
-    format!(
-        "{} clients (think {}, timeout {}); server {} at <= {} in flight, x{} per {} more; {}; {} simulated; seed {}",
-        s.clients.count,
-        h(s.clients.think),
-        h(s.clients.timeout),
-        h(s.server.min_delay),
-        s.server.concurrency_limit,
-        s.server.factor,
-        s.server.k,
-        outage,
-        h(s.duration),
-        s.seed
-    )
-}
-
-/// S5's status lines of each policy's run 0, every `status_interval`.
-fn status_lines(s: &Scenario, reports: &[StormReport]) -> String {
-    let mut out = String::new();
-    let step = s.status_interval.as_secs().max(1) as usize;
-    for r in reports {
-        out += &format!("\npolicy: {}\n", r.policy);
-        for from in (0..r.series.len()).step_by(step) {
-            let to = (from + step).min(r.series.len());
-            out += &format!("  t={:>4}s  {}\n", to, status_line(&r.series, from, to));
-        }
-    }
-    out
-}
-
-/// The details: run 0's table, and the replications' when there are several runs.
-fn summary(reports: &[StormReport]) -> String {
-    let rows: Vec<Vec<String>> = reports
-        .iter()
-        .map(|r| {
-            let mut row = vec![r.policy.clone()];
-            row.extend(verdicts::cells(r));
-            row.push(r.peak_concurrency.to_string());
-            row.extend(verdicts::metrics(r));
-            row.push(format!("{:.0}", r.total_wait_s));
-            row
-        })
-        .collect();
-    table::render(
-        &[
-            "policy",
-            "verdict",
-            "recovered",
-            "recovery_s",
-            "peak_concurrency",
-            "attempts_per_request",
-            "attempts_per_success",
-            "total_wait_s",
-        ],
-        &rows,
-    ) + &verdicts::replications(reports)
-}
-
-fn panels(s: &Scenario, reports: &[StormReport]) -> Vec<Panel> {
-    let shade = (s.outage.kind != OutageKind::None)
-        .then_some((s.outage.start.as_secs_f64(), s.outage.end.as_secs_f64()));
-    let lines = |f: fn(&rebound_sim::report::Point) -> u64| -> Vec<Series> {
-        reports
-            .iter()
-            .map(|r| Series {
-                name: r.policy.clone(),
-                points: r.series.iter().map(|p| (p.t as f64 + 1.0, f(p) as f64)).collect(),
-            })
-            .collect()
-    };
-    vec![
-        Panel {
-            title: "Goodput (successful requests per second)".into(),
-            x_label: "simulated time (s); outage shaded".into(),
-            y_label: "OK req/s".into(),
-            series: lines(|p| p.ok),
-            shade,
-        },
-        Panel {
-            title: "Server concurrency (requests in flight)".into(),
-            x_label: "simulated time (s); outage shaded".into(),
-            y_label: "requests".into(),
-            series: lines(|p| p.concurrency),
-            shade,
-        },
-    ]
-}
-
-fn bench(policy: Option<&Spec>, clients: Option<u32>, seed: Option<u64>) -> Result<ExitCode> {
-    let mut scenario = rebound_sim::bench::scenario(clients.unwrap_or(100_000));
-    if let Some(seed) = seed {
-        scenario.seed = seed;
-    }
-    let spec = policy.cloned().unwrap_or_else(|| rebound_sim::default_policies().swap_remove(1));
-    let b = rebound_sim::bench::run(&scenario, &spec);
-    let (r, wall) = (&b.storm, b.wall.as_secs_f64());
-    output::line(&format!("scenario: {}", describe(&scenario)))?;
-    output::line(&format!("policy:   {}", r.policy))?;
-    let cpu = b.cpu.map_or(String::new(), |c| format!(", {:.2} s CPU", c.as_secs_f64()));
-    let median = match b.runs.len() {
-        1 => String::new(),
-        n => format!("; median of {n} runs"),
-    };
-    output::line(&format!(
-        "events:   {} in {wall:.2} s wall{cpu} = {:.2} million events/s (one core{median})",
-        r.events,
-        b.events_per_s() / 1e6
-    ))?;
-    if let (Some((before, peak)), Some(per_client)) = (b.rss_kib, b.bytes_per_client()) {
-        output::line(&format!(
-            "memory:   peak RSS {:.1} MiB ({per_client:.0} bytes per client above the {:.1} MiB before the run)",
-            peak as f64 / 1024.0,
-            before as f64 / 1024.0
-        ))?;
-    }
-    output::line(&format!(
-        "result:   recovered {}, peak concurrency {}, amplification {:.2}",
-        r.recovered, r.peak_concurrency, r.amplification
-    ))?;
-    if let Some(n) = clients {
-        // As many pop+push pairs as the storm had events, at most 20 million.
-        let ops = r.events.clamp(1, 20_000_000);
-        let heap = rebound_sim::bench::heap_ops_per_s(n, ops);
-        let queue = rebound_sim::bench::queue_ops_per_s(n, ops);
-        output::line(&format!(
-            "heap:     bare BinaryHeap pop+push, {n} pending: {:.2} million ops/s",
-            heap / 1e6
-        ))?;
-        output::line(&format!(
-            "queue:    the engine's event queue, same loop: {:.2} million ops/s",
-            queue / 1e6
-        ))?;
-        output::line(&format!(
-            "ratio:    storm events/s / bare heap ops/s = {:.2}",
-            b.events_per_s() / heap
-        ))?;
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 #[cfg(test)]
