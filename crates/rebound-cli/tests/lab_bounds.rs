@@ -29,18 +29,34 @@ async fn settle(url: &str, bound: Duration) -> (u16, String, Duration) {
     }
 }
 
-/// A run that lasts longer than the watchdog's 15 s and the lab's 60 s, admitted all the same:
-/// 10,000 clients retrying every 10 ms behind a client-side throttle, 16 replications. The
-/// lab's cost model counts attempts that reach the server, not the throttle's local
-/// rejections (about 10 times as many events here: 3.7e6 modelled, 3.9e7 made a run), and a
-/// lab that no page has asked to measure its machine assumes 5 million events/s: admitted at
-/// about 6 s, it would take minutes.
+/// A run that lasts longer than the watchdog's 15 s and the lab's 60 s: 10,000 clients retrying
+/// every 10 ms behind a client-side throttle, 16 replications, about 1e8 events a run (9.1e7
+/// made). The cost model counts the throttle's local rejections, so a lab that measured this
+/// machine, or assumed its 5 million events/s, refuses it (minutes past its bound); the labs
+/// here are told the machine makes a billion events/s ([`fast_lab`]), as a lab on a machine it
+/// mismeasured would believe: admitted at about a second, it would take minutes.
 fn endless() -> Value {
     json!({
         "scenario": "[clients]\ncount = 10000",
         "policies": ["constant:base=10ms,throttle=sre:1.1"],
         "runs": 16
     })
+}
+
+/// A lab that believes this machine makes a billion events a second a core.
+fn fast_lab() -> Lab {
+    Lab::start_with(&["--events-per-s", "1e9"])
+}
+
+/// The cost model counts a throttle's local rejections: [`endless`] on a lab at its own speed
+/// is refused before it starts, naming the wall-clock bound.
+#[tokio::test]
+async fn a_throttled_storm_past_the_bound_is_refused_before_it_starts() {
+    let lab = Lab::start();
+    let (status, body) = post(&format!("{}api/runs", lab.url), &endless()).await;
+    assert_eq!(status, 400, "{body}");
+    let e = body["error"].as_str().unwrap();
+    assert!(e.contains("on this machine") && e.contains("wall-clock bound of 60 s"), "{e}");
 }
 
 #[tokio::test]
@@ -72,7 +88,7 @@ async fn the_six_gigabyte_graph_is_refused_and_the_default_storm_runs_after_it()
 
 #[tokio::test]
 async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
-    let lab = Lab::start();
+    let lab = fast_lab();
     let runs = format!("{}api/runs", lab.url);
     let mut ids = Vec::new();
     for _ in 0..4 {
@@ -131,7 +147,7 @@ async fn delete_stops_a_run_within_two_seconds_and_frees_its_slot() {
 
 #[tokio::test]
 async fn a_run_nobody_watches_is_stopped() {
-    let lab = Lab::start();
+    let lab = fast_lab();
     let runs = format!("{}api/runs", lab.url);
     let (status, body) = post(&runs, &endless()).await;
     assert_eq!(status, 202, "{body}");
@@ -150,7 +166,7 @@ async fn a_run_nobody_watches_is_stopped() {
 /// lab's bounds (60 s of wall-clock time, or its cap on events, whichever comes first).
 #[tokio::test]
 async fn a_policy_past_the_wall_clock_bound_is_stopped_inside_its_run() {
-    let lab = Lab::start();
+    let lab = fast_lab();
     let runs = format!("{}api/runs", lab.url);
     let (status, body) = post(&runs, &endless()).await;
     assert_eq!(status, 202, "{body}");
@@ -165,7 +181,7 @@ async fn a_policy_past_the_wall_clock_bound_is_stopped_inside_its_run() {
 /// going" with 4 going).
 #[tokio::test]
 async fn a_refusal_counts_only_the_runs_going() {
-    let lab = Lab::start();
+    let lab = fast_lab();
     let runs = format!("{}api/runs", lab.url);
     let mut ids = Vec::new();
     for _ in 0..4 {

@@ -62,7 +62,7 @@ async fn every_builtin_runs_from_the_page_with_its_own_policies() {
         let graph = toml.contains("[[service]]");
         let server_form = s.texts("fieldset legend").await.iter().any(|l| l.contains("Server (S5)"));
         assert_eq!(server_form, !graph, "{name}: the S5 server form shows only without services");
-        s.run(RUN).await;
+        run_or_busy!(s, RUN);
         let rows = s.texts(".run table.summary tbody tr").await;
         assert_eq!(rows.len(), own.len(), "{name}: one verdict per own policy: {rows:?}");
         if name.contains("Open-loop") {
@@ -130,7 +130,7 @@ async fn a_graph_edited_through_forms_and_toml_runs_with_per_service_amplificati
     let graph_edges = s.texts("svg.graph g.edge .edge-policy").await;
     assert_eq!(graph_edges.len(), 3, "users -> front -> api -> db: {graph_edges:?}");
     assert!(!s.texts("svg.graph g.node.down").await.is_empty(), "the outage marked");
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let amp = |svc: &'static str| {
         let s = &s;
         async move {
@@ -190,7 +190,7 @@ async fn at_800_px_nothing_scrolls_sideways_and_run_is_within_five_tabs() {
     assert_eq!(s.js("return document.activeElement.id").await, "run", "Run within 5 Tab presses");
     s.builtin("Three tiers, every layer").await;
     s.type_into("#f-duration", "60s").await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let all = "return [...document.querySelectorAll('#metrics input')].forEach(i => i.checked || i.click())";
     s.js(all).await;
     let wide = "return document.documentElement.scrollWidth - document.documentElement.clientWidth";
@@ -213,7 +213,7 @@ async fn replications_show_each_policy_as_a_probability_with_its_interval() {
         s.texts("#estimate").await.concat().contains("2 policies × 4 runs").then_some(())
     })
     .await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let verdicts = s.texts(".run table.summary td.verdict").await;
     assert_eq!(verdicts.len(), 2, "{verdicts:?}");
     assert!(verdicts[0].contains("recovered 0/4 (0–"), "fixed 100 ms: {verdicts:?}");

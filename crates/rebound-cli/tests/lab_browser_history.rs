@@ -39,10 +39,10 @@ async fn two_runs_compare_on_the_same_charts_with_their_differences_and_keep_col
     let _one = ONE_AT_A_TIME.lock().await;
     let s = Session::start("compare", 1280).await;
     two_policies(&s).await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let first = chart_colours(&s).await;
     s.type_into("#f-seed", "2").await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     assert_eq!(chart_colours(&s).await, first, "a policy keeps its colour across runs");
     for pick in s.c.find_all(fantoccini::Locator::Css("#history input[type=checkbox]")).await.unwrap() {
         pick.click().await.unwrap();
@@ -61,7 +61,7 @@ async fn two_runs_compare_on_the_same_charts_with_their_differences_and_keep_col
     s.screenshot("lab-compare.png").await;
     // Removing the first policy does not recolour the second.
     s.el("button[aria-label='Remove policy 1']").await.click().await.unwrap();
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let after = chart_colours(&s).await;
     assert_eq!(after[0].1, first[1].1, "policy 2 keeps its colour once policy 1 is gone");
     s.close().await;
@@ -73,7 +73,7 @@ async fn reload_keeps_the_history_and_the_permalink_reproduces_a_run() {
     let s = Session::start("permalink", 1280).await;
     two_policies(&s).await;
     s.type_into("#f-seed", "7").await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let shown = summary(&s).await;
     let toml = s.js("return document.getElementById('toml').value").await;
     s.c.refresh().await.unwrap();
@@ -94,7 +94,7 @@ async fn reload_keeps_the_history_and_the_permalink_reproduces_a_run() {
     s.c.goto(&url).await.unwrap();
     s.ready().await;
     assert_eq!(s.js("return document.getElementById('toml').value").await, toml);
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     assert_eq!(summary(&s).await, shown, "the permalink reproduces the run");
     s.close().await;
 }
@@ -104,7 +104,7 @@ async fn export_downloads_toml_json_csv_and_each_chart_as_svg_and_png() {
     let _one = ONE_AT_A_TIME.lock().await;
     let s = Session::start("export", 1280).await;
     two_policies(&s).await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     for css in [
         "#export-toml",
         "#export-json",

@@ -58,7 +58,7 @@ async fn compare_shows_a_b_and_the_difference_with_intervals_per_policy_and_serv
             (s.texts("input.policy").await.len() == 2).then_some(())
         })
         .await;
-        s.run(RUN).await;
+        run_or_busy!(s, RUN);
     }
     // With replications the summary says which figures are means and which are run 0's.
     let head = s.texts(".run table.summary thead th").await.join(" | ");
@@ -126,7 +126,7 @@ async fn an_edited_stack_is_titled_as_edited_and_its_charts_carry_every_label() 
     assert!(!toml.as_str().unwrap().contains("[server]"), "the unused [server] table dropped: {toml}");
     s.type_into("#f-clients-count", "100").await;
     s.type_into("#f-duration", "60s").await;
-    s.run(RUN).await;
+    run_or_busy!(s, RUN);
     let heading = s.texts(".run h3").await.concat();
     assert!(heading.contains(&edited), "the run is titled as edited: {heading}");
     assert!(s.texts("svg.graph.vertical").await.is_empty(), "left to right at 1280 px");

@@ -28,7 +28,10 @@
 //!   come at once from an entry service that sheds: paused, slowed, offered more than its
 //!   capacity or its `rate_limit` (429s), or behind a `concurrency_limit`.
 //! - **Events**: [`EVENTS_PER_ATTEMPT`] per attempt, plus S5's ticks (each attempt in an `s5`
-//!   service ticks every `server.tick` for `server.min_delay`).
+//!   service ticks every `server.tick` for `server.min_delay`), plus
+//!   [`EVENTS_PER_REJECTION`] per attempt a client-side throttle (`throttle=sre:K`) rejects
+//!   at the client: from the first failures on, a closed-loop user it holds back retries at
+//!   its policy's pace, not its timeouts' (`throttled.rs`).
 //! - **Memory**: per user [`USER_BYTES`] (open loop: the users alive at once, `rate` × a
 //!   request's longest life), per worker [`WORKER_BYTES`] plus [`CALL_BYTES`] for each of its
 //!   calls' retry state, per request held [`JOB_BYTES`], per service and second
@@ -48,9 +51,11 @@ use rebound_retry::Spec;
 use std::time::Duration;
 
 mod estimate;
+mod throttled;
 mod waits;
 pub(crate) use estimate::static_bytes;
 pub use estimate::Estimate;
+pub use throttled::EVENTS_PER_REJECTION;
 pub use waits::attempts_per_call;
 
 /// The bounds a run must keep; see the module docs for what drives each estimate.

@@ -9,8 +9,8 @@
 //! server keeps abandoned requests: before its ticks were grouped and parked (issue 39) the
 //! default storm's fixed 100 ms retries made 27.3 million events where the model says about
 //! 2e5 (130×; now 97,550), so 20 replications of the default scenario were predicted at 2 s and
-//! stopped at the 60 s bound; throttled storms still make more events than the model counts
-//! (their local rejections). So the lab learns, per
+//! stopped at the 60 s bound (a throttle's local rejections, uncounted until the model's
+//! `cost/throttled.rs`, made 10× the events modelled). So the lab learns, per
 //! policy, server kind and outage kind, the ratio of the events its runs made to the model's
 //! ([`learn`]): from a calibration when the page first loads (the default scenario's seven
 //! policies, once each: [`calibrate`]), then from every run that finishes.
@@ -31,6 +31,9 @@ pub const ASSUMED_SPEED: f64 = 5e6;
 /// until measured).
 static SPEED: AtomicU64 = AtomicU64::new(0);
 
+/// Whether the speed was given (`rebound lab --events-per-s`): then runs do not change it.
+static PINNED: AtomicBool = AtomicBool::new(false);
+
 /// Whether [`calibrate`] has started, and finished.
 static STARTED: AtomicBool = AtomicBool::new(false);
 static CALIBRATED: AtomicBool = AtomicBool::new(false);
@@ -40,7 +43,15 @@ static CALIBRATED: AtomicBool = AtomicBool::new(false);
 static LEARNED: Mutex<Option<HashMap<String, f64>>> = Mutex::new(None);
 const MAX_LEARNED: usize = 512;
 
-/// The speed predictions use: the measured one, else [`ASSUMED_SPEED`].
+/// Sets this machine's speed to `rate` events per second of a core, for good: what runs
+/// measure no longer changes it (`rebound lab --events-per-s`, parsed in [1e3, 1e12]).
+pub fn pin_speed(rate: f64) {
+    SPEED.store(rate.to_bits(), Ordering::Relaxed);
+    PINNED.store(true, Ordering::Relaxed);
+}
+
+/// The speed predictions use: the given one ([`pin_speed`]), else the measured one, else
+/// [`ASSUMED_SPEED`].
 pub fn speed() -> f64 {
     match f64::from_bits(SPEED.load(Ordering::Relaxed)) {
         s if s > 0.0 => s,
@@ -88,7 +99,7 @@ pub fn learn(s: &Scenario, spec: &Spec, events: u64, runs: u32, wall: Option<f64
         map.insert(shape(s, spec), ratio);
     }
     // Short runs say more about start-up than about speed.
-    if let Some(wall) = wall.filter(|w| *w > 0.2) {
+    if let Some(wall) = wall.filter(|w| *w > 0.2 && !PINNED.load(Ordering::Relaxed)) {
         let rate = events as f64 * waves(runs) / wall;
         let old = f64::from_bits(SPEED.load(Ordering::Relaxed));
         let new = if old > 0.0 { 0.5 * old + 0.5 * rate } else { rate };

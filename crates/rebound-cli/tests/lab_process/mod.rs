@@ -13,8 +13,14 @@ pub struct Lab {
 impl Lab {
     /// Starts the lab on port 0 and reads the address it prints first.
     pub fn start() -> Lab {
+        Lab::start_with(&[])
+    }
+
+    /// [`Lab::start`] with more arguments to `rebound lab`.
+    pub fn start_with(args: &[&str]) -> Lab {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("rebound"))
             .args(["lab", "--listen", "127.0.0.1:0"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

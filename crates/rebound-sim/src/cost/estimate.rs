@@ -1,5 +1,6 @@
 //! One policy's run of a scenario, estimated (see [the model](super)).
 
+use super::throttled::EVENTS_PER_REJECTION;
 use super::waits::{attempts_per_call, waits_s};
 use super::{
     fan_out, floor, Exceeded, Limits, CALL_BYTES, EVENTS_PER_ATTEMPT, JOB_BYTES, SECOND_BYTES, USER_BYTES,
@@ -22,6 +23,9 @@ pub struct Estimate {
     pub calls_per_request: f64,
     /// Events the run processes.
     pub events: f64,
+    /// Of the attempts, those a client-side throttle may reject at the client, at most (closed
+    /// loop, see `cost/throttled.rs`; an open loop's are among its users' attempts).
+    pub rejections: f64,
     /// Peak bytes the run holds.
     pub bytes: f64,
     /// Of [`Estimate::bytes`], what the engine allocates before the first event (workers and
@@ -66,9 +70,11 @@ impl Estimate {
         };
         let requests = if c.rate.is_some() { load::total_arrivals(sc) } else { offered_rate * secs };
         let mut entry_attempts = requests * user_tries;
+        let mut rejections = 0.0;
         if c.rate.is_none() {
             // One attempt out at a time per user.
             entry_attempts = entry_attempts.min(users(sc) * per_user(sc, topo, spec, path, user_tries));
+            rejections = users(sc) * super::throttled::per_user(sc, spec);
         }
         let attempts = (entry_attempts * w).min(entry_attempts + worker_bound(sc, topo));
         let s5_ticks: f64 = topo
@@ -88,13 +94,14 @@ impl Estimate {
         let net = !topo.user_link.is_plain()
             || topo.nodes.iter().flat_map(|n| &n.calls).any(|e| !e.link.is_plain());
         let per_attempt = if net { EVENTS_PER_ATTEMPT + 2.0 } else { EVENTS_PER_ATTEMPT };
-        let events = requests + attempts * per_attempt + s5_ticks;
+        let events = requests + attempts * per_attempt + s5_ticks + rejections * EVENTS_PER_REJECTION;
         let (bytes, static_bytes, bytes_drivers) = memory(sc, topo, spec, w, attempts / secs.max(1e-9));
         Estimate {
             offered_rate,
             requests,
             calls_per_request,
             events,
+            rejections,
             bytes,
             static_bytes,
             calls_drivers: describe_graph(topo, &tries, user_tries),

@@ -127,3 +127,33 @@ fn instant_sheds_of_rate_and_concurrency_limits_are_estimated() {
         );
     }
 }
+
+/// How far the estimate of a throttled storm may pass its run's events (it is an upper bound:
+/// at least the run's events).
+const THROTTLED_FACTOR: f64 = 3.0;
+
+/// A client-side throttle's local rejections are counted: S5's users behind `throttle=sre:K`
+/// made 10× the events modelled (3.9e6 against 3.7e5 at 1,000 users). The estimate is now at
+/// least the run's events and at most [`THROTTLED_FACTOR`] × them.
+#[test]
+fn a_throttled_storm_is_estimated_within_its_factor() {
+    for (toml, spec) in [
+        ("[clients]\ncount = 1000", "constant:base=10ms,throttle=sre:1.1"),
+        ("[clients]\ncount = 1000", "constant:base=100ms,throttle=sre:2"),
+        ("[clients]\ncount = 300\nthink = \"1s\"", "constant:base=10ms,throttle=sre:1.1"),
+    ] {
+        let mut s = Scenario::from_toml(toml).unwrap();
+        let spec: Spec = spec.parse().unwrap();
+        s.policies = vec![spec.clone()];
+        let e = Estimate::new(&s, &Topology::new(&s).unwrap(), &spec);
+        let events = storm::run(&s, &spec).events as f64;
+        let ratio = e.events / events;
+        eprintln!("{toml:?} {spec}: {events:.3e} events, estimate {:.3e} ({ratio:.2}x)", e.events);
+        assert!(
+            (1.0..=THROTTLED_FACTOR).contains(&ratio),
+            "{spec}: ran {events:.3e}, estimated {:.3e}",
+            e.events
+        );
+        assert!(e.rejections > 0.0, "{spec}");
+    }
+}
