@@ -88,3 +88,10 @@ fn a_crowded_bottom_spills_into_the_late_heap_in_order() {
     }
     assert_eq!(q.pop(), None);
 }
+
+/// A bucket's header fits one cache line wherever it sits in its rung (issue 40).
+#[test]
+fn a_bucket_never_straddles_two_cache_lines() {
+    use std::mem::{align_of, size_of};
+    assert_eq!((size_of::<bucket::Bucket<u64>>(), align_of::<bucket::Bucket<u64>>()), (32, 32));
+}
