@@ -119,6 +119,21 @@ fn a_non_loopback_listen_address_needs_allow_remote() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
 }
 
+/// `--events-per-s` out of its range (or not a number) is a usage error naming the range.
+#[test]
+fn events_per_s_out_of_range_is_refused() {
+    for bad in ["0", "999", "2e12", "NaN", "fast"] {
+        let out =
+            Command::cargo_bin("rebound").unwrap().args(["lab", "--events-per-s", bad]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(
+            stderr.contains("--events-per-s") && stderr.contains("[1000, 1000000000000]"),
+            "{bad}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn html_reports_are_self_contained_with_inline_svg() {
     let dir = std::env::temp_dir().join(format!("rebound-html-{}", std::process::id()));

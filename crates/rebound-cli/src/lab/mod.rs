@@ -61,16 +61,8 @@ pub struct Args {
     #[arg(long)]
     allow_remote: bool,
     /// Events per second of a core the lab's cost line and refusals assume, instead of measuring this machine (1000 to 1e12; e.g. to pin the speed of a shared machine)
-    #[arg(long, value_name = "N", value_parser = events_per_s)]
+    #[arg(long, value_name = "N", value_parser = crate::usage::number_in(1e3, 1e12))]
     events_per_s: Option<f64>,
-}
-
-/// A parser of `--events-per-s`: a number in [1e3, 1e12].
-fn events_per_s(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if (1e3..=1e12).contains(&v) => Ok(v),
-        _ => Err(format!("invalid `{s}`: events per second must be a number >= 1000 and <= 1e12")),
-    }
 }
 
 /// Runs the command.
