@@ -86,13 +86,13 @@ fn failures_marked(spans: &[Span]) {
 
 /// `rebound fit` on the run: the topology, and every hop's retries (the outage exhausts them:
 /// 3 at most on each, exactly 3 on a run the twin judged valid). On a valid run the fitted
-/// policies are checked against the 10 ms × 2 the services ran (100 ms × 2 the users'): the
-/// users' base and factor and front's within 20 % or their fitted 95 % interval
-/// ([`traces::policy_near`], 4 checks at once), front → api's base within 20 %; of api → db's
-/// delays only the longest, `base · factor²` (40 ms), within 20 %, its base printed: with the
-/// fit's symmetric lateness (the api's under the outage is about 6 ms either side of a centre
-/// that moves with the load) it read 8.96 to 12.15 ms on 11 valid runs, 10 of them within
-/// 20 % — one at 21.5 % is too often for an assert (see docs/src/lab/fit-proof.md).
+/// policies are checked against the 10 ms × 2 the services ran (100 ms × 2 the users'): each
+/// hop's base and factor within 20 % or their fitted interval (its 95 % bootstrap interval
+/// widened to 99.2 %, [`traces::policy_near`]: 6 checks at once), and of api → db's delays the
+/// longest, `base · factor²` (40 ms), within 20 % too. The api's base under the outage read 9.1
+/// to 14.0 ms on the stored traces of 19 runs, each within 20 % or its interval; 12.15 ± 2.27 ms
+/// (95 %) on the farthest, where the profile likelihood's interval, before the
+/// bootstrap's, said ± 0.46 ms (see docs/src/lab/fit-proof.md).
 fn fitted_retries(f: &Value, valid: bool) {
     assert_eq!(f["users"]["entry"], "front", "{}", f["users"]);
     let edges: BTreeSet<(&str, &str)> = f["edges"]
@@ -109,29 +109,31 @@ fn fitted_retries(f: &Value, valid: bool) {
     for (who, r, base) in hops {
         let most = r["max_retries_seen"].as_u64().unwrap();
         assert!((1..=3).contains(&most), "{who}: {r}");
-        eprintln!("{who}: fitted {} for base {base} s, factor 2 ({})", r["policy"], r["confidence"]);
+        eprintln!(
+            "{who}: fitted {} (base ± {}, factor ± {}) for base {base} s, factor 2 ({})",
+            r["policy"], r["base_ci_s"], r["factor_ci"], r["confidence"]
+        );
         if !valid {
             continue;
         }
         assert_eq!(most, 3, "{who}: {r}");
         let b = r["base_s"].as_f64().unwrap();
-        match (who, r["factor"].as_f64()) {
-            ("api", Some(m)) => {
-                let longest = b * m * m;
-                assert!(
-                    (longest / (4.0 * base) - 1.0).abs() <= 0.2,
-                    "{who}: longest delay {longest} s for 0.04 s: {r}"
-                );
+        match r["factor"].as_f64() {
+            Some(m) => {
+                traces::policy_near(who, r, base, 2.0, 6);
+                if who == "api" {
+                    let longest = b * m * m;
+                    assert!(
+                        (longest / (4.0 * base) - 1.0).abs() <= 0.2,
+                        "{who}: longest delay {longest} s for 0.04 s: {r}"
+                    );
+                }
             }
-            (_, Some(_)) => traces::policy_near(who, r, base, 2.0, 4),
             // The users' few dozen retries may hold too few second ones for a factor.
-            (_, None) => {
+            None => {
                 let half = r["base_ci_s"].as_f64().unwrap_or(0.0) * 2.64 / 1.96;
                 assert!((b - base).abs() <= (0.2 * base).max(half), "{who}: base {b} s for {base} s: {r}");
             }
-        }
-        if who == "front" {
-            assert!((b / base - 1.0).abs() <= 0.2, "{who}: base {b} s for the {base} s it ran: {r}");
         }
     }
 }

@@ -142,8 +142,8 @@ pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 
 /// Checks a hop's fitted retry policy (`rebound fit --json`'s `retries`) against the one it ran,
 /// `base_s` × `factor`: each within 20 % or, where the retries are too few for 20 % (the users'
-/// few dozen), within its fitted 95 % interval (`base_ci_s`, `factor_ci`: the profile
-/// likelihood's) widened for `checks` intervals asserted at once (Bonferroni: z = 2.64 for 6
+/// few dozen), within its fitted 95 % interval (`base_ci_s`, `factor_ci`: the bootstrap's)
+/// widened for `checks` intervals asserted at once (Bonferroni: z = 2.64 for 6
 /// over 1.96), so that one run of the test holds them all 95 % of the time. The fit takes the
 /// caller's lateness apart from the delays (`rebound_fit::stats::gaps`): a busy host's does not
 /// count against the bound.

@@ -48,9 +48,10 @@
 //! `ln (m − 1)` and `s`), each stretch's lateness maximising its own part for every `(b, m, s)`
 //! tried (so the likelihood is profiled over them); each jitter kind is fitted with the tail,
 //! the likeliest again with the spread, and the likelier kept (Akaike's criterion, the `μ`s,
-//! `c`s and `σ`s counted; without jitter the tail has no `s`: not told from the delay). The 95 % intervals come from the profile likelihood (the others refitted
-//! with `ln b`, or `ln (m − 1)`, held 3 % or 5 % off, its rise read as a parabola's; then the
-//! delta method to `b` and `m`).
+//! `c`s and `σ`s counted; without jitter the tail has no `s`: not told from the delay). The
+//! 95 % intervals come from the bootstrap (`gaps/bootstrap.rs`: the gaps resampled, the model
+//! refitted, the replicates' spread of `ln b` and `ln (m − 1)`; then the delta method to `b` and
+//! `m`).
 
 /// Most gaps kept per retry index (a uniform sample of them).
 pub const SAMPLE: usize = 1000;
@@ -95,7 +96,8 @@ pub struct GapFit {
     /// The least and the most of the stretches' `μ` (or `c`), in seconds (equal with one
     /// stretch).
     pub tail_range: (f64, f64),
-    /// The 95 % half-widths of `base` and `factor` (`None` when the profile does not rise).
+    /// The 95 % half-widths of `base` and `factor`, from the bootstrap (`None` when fewer
+    /// than half its replicates could be refitted).
     pub base_ci: Option<f64>,
     /// See `base_ci`.
     pub factor_ci: Option<f64>,
@@ -168,7 +170,7 @@ impl Search<'_> {
         let fixed = [false, self.fixed_m, true, lo >= 1.0 || form == Lateness::Spread];
         let search = self.objective(form, lo, fixed);
         for iters in [400, 400] {
-            t = nelder_mead(&search, t, fixed, iters);
+            t = nelder_mead(&search, t, fixed, iters, 0.5);
         }
         let (b, m, s) = params(&t, self.smin, fixed);
         let per = stretches(g, form, lo, (b, m, s), self.range);
@@ -223,12 +225,10 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
     }
     let tail = best?;
     let spread = search.candidate(tail.1.kind, Lateness::Spread, tail.2);
-    let (_, mut fit, t, fixed, lo) = if spread.0 < tail.0 { spread } else { tail };
-    let objective = search.objective(fit.lateness, lo, fixed);
-    fit.base_ci = profile_se(&objective, t, fixed, 0, 0.03).map(|se| 1.96 * fit.base * se);
-    if !fixed_m {
-        fit.factor_ci = profile_se(&objective, t, fixed, 1, 0.05).map(|se| 1.96 * (fit.factor - 1.0) * se);
-    }
+    let (_, mut fit, t, ..) = if spread.0 < tail.0 { spread } else { tail };
+    let (sb, sm) = bootstrap::standard_errors(gaps, fit.kind, fit.lateness, t, fixed_m);
+    fit.base_ci = sb.map(|se| 1.96 * fit.base * se);
+    fit.factor_ci = sm.map(|se| 1.96 * (fit.factor - 1.0) * se);
     Some(fit)
 }
 
@@ -239,11 +239,12 @@ fn free(fixed: [bool; 4], form: Lateness, stretches: usize) -> f64 {
     (fixed.iter().filter(|f| !**f).count() + per * stretches) as f64
 }
 
+mod bootstrap;
 mod lateness;
 mod simplex;
 mod spread;
 use lateness::{density, Gaps};
-use simplex::{nelder_mead, profile_se};
+use simplex::nelder_mead;
 
 #[cfg(test)]
 mod tests;

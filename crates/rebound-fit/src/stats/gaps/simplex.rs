@@ -1,19 +1,20 @@
-//! The gap model's optimiser and its intervals: Nelder and Mead's simplex and the profile
-//! likelihood's standard errors.
+//! The gap model's optimiser: Nelder and Mead's simplex.
 
 /// Nelder and Mead's simplex (1965; reflection 1, expansion 2, contraction and shrink ½),
-/// minimising `f` over the coordinates of `x` not in `fixed`, `iters` steps at most.
+/// minimising `f` over the coordinates of `x` not in `fixed`, `iters` steps at most, from a
+/// simplex whose other corners are `x` moved `size` along each free coordinate.
 pub(super) fn nelder_mead(
     f: &dyn Fn(&[f64; 4]) -> f64,
     x: [f64; 4],
     fixed: [bool; 4],
     iters: usize,
+    size: f64,
 ) -> [f64; 4] {
     let free: Vec<usize> = (0..4).filter(|&i| !fixed[i]).collect();
     let mut pts: Vec<([f64; 4], f64)> = vec![(x, f(&x))];
     for &i in &free {
         let mut y = x;
-        y[i] += 0.5;
+        y[i] += size;
         pts.push((y, f(&y)));
     }
     let at = |a: &[f64; 4], b: &[f64; 4], c: f64| -> [f64; 4] {
@@ -50,28 +51,4 @@ pub(super) fn nelder_mead(
         }
     }
     pts.into_iter().min_by(|a, b| a.1.total_cmp(&b.1)).map_or(x, |p| p.0)
-}
-
-/// The standard error of coordinate `i` at the minimum `t` of `f`, from the profile: `f`
-/// minimised over the other free coordinates with `t[i]` moved `step` each way, its rise read as
-/// a parabola's (`rise = step² / (2 se²)` on average over both sides). `None` when it does not rise.
-pub(super) fn profile_se(
-    f: &dyn Fn(&[f64; 4]) -> f64,
-    t: [f64; 4],
-    mut fixed: [bool; 4],
-    i: usize,
-    step: f64,
-) -> Option<f64> {
-    let f0 = f(&t);
-    fixed[i] = true;
-    let rise: f64 = [-step, step]
-        .iter()
-        .map(|&d| {
-            let mut y = t;
-            y[i] += d;
-            f(&nelder_mead(f, y, fixed, 400)) - f0
-        })
-        .sum::<f64>()
-        / 2.0;
-    (rise > 0.0 && rise.is_finite()).then(|| step / (2.0 * rise).sqrt())
 }
