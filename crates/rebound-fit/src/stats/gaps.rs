@@ -96,8 +96,8 @@ pub struct GapFit {
     /// The least and the most of the stretches' `μ` (or `c`), in seconds (equal with one
     /// stretch).
     pub tail_range: (f64, f64),
-    /// The 95 % half-widths of `base` and `factor`, from the bootstrap (`None` when fewer
-    /// than half its replicates could be refitted).
+    /// The 95 % half-widths of `base` and `factor`, from the bootstrap (`factor_ci` `None`
+    /// when the factor is held at 1).
     pub base_ci: Option<f64>,
     /// See `base_ci`.
     pub factor_ci: Option<f64>,

@@ -29,7 +29,7 @@ const SIZE: f64 = 0.2;
 
 /// The standard errors of `ln b` and `ln (m − 1)` over [`REPLICATES`] replicates of `gaps`,
 /// refitted with jitter `kind` and lateness `form` from the search vector `t`; `None` for a
-/// coordinate held fixed or when fewer than half the replicates fit.
+/// coordinate held fixed, or for both without gaps.
 pub(super) fn standard_errors(
     gaps: &[Vec<(f64, f64)>],
     kind: usize,
@@ -39,20 +39,26 @@ pub(super) fn standard_errors(
 ) -> (Option<f64>, Option<f64>) {
     let seed = gaps.iter().map(|g| g.len() as u64).sum::<u64>();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, REPLICATES);
-    let draws: Vec<[f64; 4]> = std::thread::scope(|scope| {
+    // Each replicate draws with a seed of its own and the draws are put back in replicate
+    // order, so the intervals do not depend on the number of cores.
+    let mut draws: Vec<(usize, [f64; 4])> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
                 scope.spawn(move || {
                     (w..REPLICATES)
                         .step_by(workers)
-                        .filter_map(|r| replicate(gaps, kind, form, t, fixed_m, seed ^ ((r as u64) << 40)))
+                        .filter_map(|r| {
+                            Some((r, replicate(gaps, kind, form, t, fixed_m, seed ^ ((r as u64) << 40))?))
+                        })
                         .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))).collect()
     });
-    if draws.len() * 2 < REPLICATES {
+    draws.sort_by_key(|d| d.0);
+    let draws: Vec<[f64; 4]> = draws.into_iter().map(|d| d.1).collect();
+    if draws.len() < 2 {
         return (None, None);
     }
     let sd = |i: usize| {
@@ -64,7 +70,7 @@ pub(super) fn standard_errors(
 }
 
 /// One replicate: `gaps` resampled with replacement within each retry index (drawn with
-/// `seed`), refitted from `t`; `None` when the resample lost a retry index the fit needs.
+/// `seed`), refitted from `t`; `None` without gaps.
 fn replicate(
     gaps: &[Vec<(f64, f64)>],
     kind: usize,
