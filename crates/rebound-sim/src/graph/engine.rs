@@ -136,9 +136,12 @@ pub fn run_stoppable(
     let entry = e.topo.entry;
     let replicated = e.topo.nodes[entry].replicas > 1;
     let mut decided = false;
-    while let Some((t, ev)) =
+    let mut ahead = e.worth_prefetching();
+    while let Some((t, ev)) = if ahead {
         e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
-    {
+    } else {
+        e.q.pop()
+    } {
         if t >= end {
             break;
         }
@@ -149,6 +152,7 @@ pub fn run_stoppable(
         if e.q.popped() % POLL_EVERY == 0 {
             e.clear_dead();
             stop.check(e.q.popped(), fixed + e.held_bytes())?;
+            ahead = e.worth_prefetching();
         }
         if until == Until::Decided && t >= next_check {
             if let SvcKind::S5(server) = &mut e.svcs[entry].kind {
