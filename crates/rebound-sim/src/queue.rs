@@ -20,6 +20,7 @@ mod history;
 mod lanes;
 mod time;
 
+pub(crate) use time::SecondOf;
 pub use time::{nanos, round_nanos, Nanos, SECOND};
 
 use crate::scheduler::adaptive::AdaptiveScheduler;
