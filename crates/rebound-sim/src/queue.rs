@@ -200,7 +200,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, source: usize) -> Option<(Nanos, E)> {
         let (at, seq, event) = if source == LANES {
             self.sched.pop()
