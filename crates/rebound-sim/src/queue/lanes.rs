@@ -110,7 +110,7 @@ impl<E> Lanes<E> {
     }
 
     /// Removes lane `lane`'s front.
-    #[inline]
+    #[inline(always)]
     pub(super) fn pop(&mut self, lane: usize) -> Option<Entry<E>> {
         let fifo = &mut self.fifo[lane];
         let e = fifo.pop_front()?;
