@@ -126,7 +126,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
 
     /// Schedules `event` at time `at` (an event later than
     /// `MAX_TIME`, 78 hours, is kept at that time).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Nanos, event: E) {
         self.seq += SEQ_STEP;
         self.sched.insert(at, self.seq, event);
