@@ -135,7 +135,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// Schedules `event` at time `at` in FIFO lane `lane` (< [`LANES`]). Events pushed to one
     /// lane must come in time order: `at` no earlier than the lane's last event. An event out of
     /// order goes to the heap instead, so order is kept whatever the caller does.
-    #[inline]
+    #[inline(always)]
     pub fn push_lane(&mut self, lane: usize, at: Nanos, event: E) {
         self.seq += SEQ_STEP;
         if let Err(event) = self.lanes.push(lane, at, self.seq, event) {

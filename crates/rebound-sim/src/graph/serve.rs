@@ -120,7 +120,7 @@ impl Engine<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     /// A worker takes dequeued request `j`, or drops it if its caller gave up and the service
     /// propagates deadlines.
     pub(super) fn serve_dequeued(&mut self, t: Nanos, s: usize, j: u32, propagate: bool) {

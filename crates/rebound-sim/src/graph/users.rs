@@ -55,7 +55,7 @@ impl Engine<'_> {
         self.next_arrival(t);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn user_send(&mut self, t: Nanos, c: u32) {
         match self.retrier.admit(c, t) {
             Admission::Send => {}
