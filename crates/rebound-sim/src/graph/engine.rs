@@ -187,28 +187,6 @@ impl Engine<'_> {
         }
     }
 
-    /// Records the state at the end of every second that ended before `t` (ns), for
-    /// [`Engine::advance`], before the time integrals move to `t`.
-    #[cold]
-    #[inline(never)]
-    fn sample_to(&mut self, t: Nanos, fill: bool) {
-        let last = self.svcs.first().map_or(0, |s| s.last);
-        while (self.sampled + 1) * SECOND <= t {
-            let i = self.sampled as usize;
-            let from = self.sampled * SECOND;
-            if fill && last < from && self.s5_skipped_within(from, from + SECOND) {
-                // No event in this second, where S5's skipped ticks were: they would have
-                // recorded the concurrency, unchanged since the last event.
-                let c = self.entry_in_flight();
-                self.rec.at(from).concurrency = c;
-            }
-            for s in &mut self.svcs {
-                s.sample(i);
-            }
-            self.sampled += 1;
-        }
-    }
-
     #[inline]
     fn dispatch(&mut self, t: Nanos, ev: Ev) {
         match ev {

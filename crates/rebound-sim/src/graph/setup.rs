@@ -4,7 +4,7 @@ use super::engine::{CallLanes, Engine, Ev, Measured};
 use super::service::{Svc, SvcKind};
 use super::topology::Topology;
 use super::users::Users;
-use crate::queue::{nanos, EventQueue, SECOND};
+use crate::queue::{nanos, EventQueue, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::{OutageKind, Scenario};
@@ -97,6 +97,28 @@ impl<'a> Engine<'a> {
             e.q.push(nanos(sc.outage.end), Ev::OutageEnd);
         }
         e
+    }
+
+    /// Records the state at the end of every second that ended before `t` (ns), for
+    /// [`Engine::advance`], before the time integrals move to `t`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn sample_to(&mut self, t: Nanos, fill: bool) {
+        let last = self.svcs.first().map_or(0, |s| s.last);
+        while (self.sampled + 1) * SECOND <= t {
+            let i = self.sampled as usize;
+            let from = self.sampled * SECOND;
+            if fill && last < from && self.s5_skipped_within(from, from + SECOND) {
+                // No event in this second, where S5's skipped ticks were: they would have
+                // recorded the concurrency, unchanged since the last event.
+                let c = self.entry_in_flight();
+                self.rec.at(from).concurrency = c;
+            }
+            for s in &mut self.svcs {
+                s.sample(i);
+            }
+            self.sampled += 1;
+        }
     }
 
     /// Bytes held by what grows during a run: users, requests held, pending events (counted
