@@ -57,7 +57,7 @@ impl<E> Default for Lanes<E> {
 impl<E> Lanes<E> {
     /// Appends `event` at `at` (ns) with number `seq` to lane `lane` (< [`LANES`]) if it comes
     /// no earlier than the lane's last event; gives it back otherwise (for the scheduler).
-    #[inline]
+    #[inline(always)]
     pub(super) fn push(&mut self, lane: usize, at: Nanos, seq: u64, event: E) -> Result<(), E> {
         let fifo = &mut self.fifo[lane];
         let at = at.min(MAX_TIME);
