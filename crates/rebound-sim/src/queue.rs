@@ -20,6 +20,7 @@ mod history;
 mod lanes;
 mod time;
 
+pub(crate) use time::SecondOf;
 pub use time::{nanos, round_nanos, Nanos, SECOND};
 
 use crate::scheduler::adaptive::AdaptiveScheduler;
@@ -125,7 +126,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
 
     /// Schedules `event` at time `at` (an event later than
     /// `MAX_TIME`, 78 hours, is kept at that time).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, at: Nanos, event: E) {
         self.seq += SEQ_STEP;
         self.sched.insert(at, self.seq, event);
@@ -134,7 +135,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
     /// Schedules `event` at time `at` in FIFO lane `lane` (< [`LANES`]). Events pushed to one
     /// lane must come in time order: `at` no earlier than the lane's last event. An event out of
     /// order goes to the heap instead, so order is kept whatever the caller does.
-    #[inline]
+    #[inline(always)]
     pub fn push_lane(&mut self, lane: usize, at: Nanos, event: E) {
         self.seq += SEQ_STEP;
         if let Err(event) = self.lanes.push(lane, at, self.seq, event) {
@@ -199,7 +200,7 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, source: usize) -> Option<(Nanos, E)> {
         let (at, seq, event) = if source == LANES {
             self.sched.pop()

@@ -8,7 +8,7 @@
 //! is `s` minus the end of the outage. A run's verdict — healthy, recovered, stuck or unstable —
 //! is drawn from these in [`crate::verdict`], with the scenario's `[verdict]` keys.
 
-use crate::queue::{Nanos, SECOND};
+use crate::queue::{Nanos, SecondOf, SECOND};
 use serde::Serialize;
 
 /// One simulated second.
@@ -51,6 +51,8 @@ pub struct Recorder {
     pub link_delay: u128,
     /// Crossings of the users' link that drew a delay.
     pub link_crossings: u64,
+    /// The second [`Recorder::at`] found last.
+    second: SecondOf,
 }
 
 impl Recorder {
@@ -67,13 +69,14 @@ impl Recorder {
             started: 0,
             link_delay: 0,
             link_crossings: 0,
+            second: SecondOf::default(),
         }
     }
 
     /// The point of the second holding `t` (the last one past the end).
     #[inline]
     pub fn at(&mut self, t: Nanos) -> &mut Point {
-        let i = ((t / SECOND) as usize).min(self.points.len() - 1);
+        let i = self.second.index(t, self.points.len());
         &mut self.points[i]
     }
 

@@ -136,9 +136,12 @@ pub fn run_stoppable(
     let entry = e.topo.entry;
     let replicated = e.topo.nodes[entry].replicas > 1;
     let mut decided = false;
-    while let Some((t, ev)) =
+    let mut ahead = e.worth_prefetching();
+    while let Some((t, ev)) = if ahead {
         e.q.pop_ahead(|ev, look| super::event::prefetch(&e.users, &e.retrier, &e.svcs, ev, look))
-    {
+    } else {
+        e.q.pop()
+    } {
         if t >= end {
             break;
         }
@@ -149,6 +152,7 @@ pub fn run_stoppable(
         if e.q.popped() % POLL_EVERY == 0 {
             e.clear_dead();
             stop.check(e.q.popped(), fixed + e.held_bytes())?;
+            ahead = e.worth_prefetching();
         }
         if until == Until::Decided && t >= next_check {
             if let SvcKind::S5(server) = &mut e.svcs[entry].kind {
@@ -180,28 +184,6 @@ impl Engine<'_> {
         }
         for s in &mut self.svcs {
             s.advance(t);
-        }
-    }
-
-    /// Records the state at the end of every second that ended before `t` (ns), for
-    /// [`Engine::advance`], before the time integrals move to `t`.
-    #[cold]
-    #[inline(never)]
-    fn sample_to(&mut self, t: Nanos, fill: bool) {
-        let last = self.svcs.first().map_or(0, |s| s.last);
-        while (self.sampled + 1) * SECOND <= t {
-            let i = self.sampled as usize;
-            let from = self.sampled * SECOND;
-            if fill && last < from && self.s5_skipped_within(from, from + SECOND) {
-                // No event in this second, where S5's skipped ticks were: they would have
-                // recorded the concurrency, unchanged since the last event.
-                let c = self.entry_in_flight();
-                self.rec.at(from).concurrency = c;
-            }
-            for s in &mut self.svcs {
-                s.sample(i);
-            }
-            self.sampled += 1;
         }
     }
 

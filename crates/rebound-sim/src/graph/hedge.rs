@@ -73,10 +73,19 @@ impl Engine<'_> {
     }
 
     /// `caller` just sent the first copy of attempt `seq`: with a hedging policy, the attempt is
-    /// tracked and its first hedge timed.
-    #[inline]
+    /// tracked and its first hedge timed. Without one in the run, one flag read at the caller
+    /// (issue 40: scenario A made two out-of-line calls a request that returned at once).
+    #[inline(always)]
     pub(super) fn hedge_start(&mut self, t: Nanos, caller: Caller, seq: u32) {
-        if !self.hedges.on || self.retrier_of(caller).hedge_max() < 2 {
+        if self.hedges.on {
+            self.hedge_track(t, caller, seq);
+        }
+    }
+
+    /// [`Engine::hedge_start`] in a run where some policy hedges.
+    #[inline(never)]
+    fn hedge_track(&mut self, t: Nanos, caller: Caller, seq: u32) {
+        if self.retrier_of(caller).hedge_max() < 2 {
             return;
         }
         let flight = Flight { seq, sent: 1, out: 1, refused: false, started: t };
@@ -89,9 +98,17 @@ impl Engine<'_> {
     /// An answer (OK or an error) to a copy of `caller`'s attempt `seq`, which it still waits
     /// for: an adaptive hedging delay records its latency, from the attempt's first copy (the
     /// engine does not tell copies apart; the library times each copy from its own start).
-    #[inline]
+    #[inline(always)]
     pub(super) fn hedge_answered(&mut self, t: Nanos, caller: Caller, seq: u32) {
-        if !self.hedges.on || !self.retrier_of(caller).hedges_adaptively() {
+        if self.hedges.on {
+            self.hedge_latency(t, caller, seq);
+        }
+    }
+
+    /// [`Engine::hedge_answered`] in a run where some policy hedges.
+    #[inline(never)]
+    fn hedge_latency(&mut self, t: Nanos, caller: Caller, seq: u32) {
+        if !self.retrier_of(caller).hedges_adaptively() {
             return;
         }
         if let Some(f) = self.flight(caller.encode(), seq) {

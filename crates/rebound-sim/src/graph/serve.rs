@@ -102,8 +102,11 @@ impl Engine<'_> {
 
     #[inline]
     /// Gives idle workers to queued requests, dropping those whose caller gave up when the
-    /// service propagates deadlines.
+    /// service propagates deadlines (through its CoDel when it has one: `defense/`).
     pub(super) fn take_from_queue(&mut self, t: Nanos, s: usize) {
+        if self.svcs[s].codel.is_some() {
+            return self.take_through_codel(t, s);
+        }
         let (propagate, discipline) =
             (self.topo.nodes[s].deadline_propagation, self.topo.nodes[s].discipline);
         loop {
@@ -112,25 +115,15 @@ impl Engine<'_> {
             if svc.paused || idle.is_empty() {
                 return;
             }
-            let next = if svc.codel.is_some() { self.codel_dequeue(t, s) } else { discipline.pop(queue) };
-            if let Some(j) = next {
-                self.serve_dequeued(t, s, j, propagate);
-            }
-            // CoDel's drops are answered once the worker has its request (the answers may
-            // bring arrivals here).
-            if !self.svcs[s].shed_now.is_empty() {
-                self.codel_answer(t, s);
-            }
-            if next.is_none() {
-                return;
-            }
+            let Some(j) = discipline.pop(queue) else { return };
+            self.serve_dequeued(t, s, j, propagate);
         }
     }
 
-    #[inline]
+    #[inline(always)]
     /// A worker takes dequeued request `j`, or drops it if its caller gave up and the service
     /// propagates deadlines.
-    fn serve_dequeued(&mut self, t: Nanos, s: usize, j: u32, propagate: bool) {
+    pub(super) fn serve_dequeued(&mut self, t: Nanos, s: usize, j: u32, propagate: bool) {
         let job = self.svcs[s].jobs[j as usize];
         if propagate && !self.caller_waits(job.caller(), job.caller_seq) {
             self.svcs[s].point(t).expired += 1;
@@ -174,6 +167,10 @@ impl Engine<'_> {
                 svc.set_until(j, 0);
                 if svc.error_rate > 0.0 && svc.fails() {
                     return self.answer(t, s as usize, j, false);
+                }
+                if svc.retriers.is_empty() {
+                    // No calls to make (a retrier per call): answered now, as `call_start` would.
+                    return self.answer(t, s as usize, j, true);
                 }
                 self.call_start(t, s, j)
             }

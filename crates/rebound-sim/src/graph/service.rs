@@ -5,7 +5,7 @@ use super::config::Sampler;
 use super::engine::{Caller, Ev};
 use super::stats::{LatencyHist, ServicePoint};
 use super::topology::Topology;
-use crate::queue::{nanos, Nanos, SECOND};
+use crate::queue::{nanos, Nanos, SecondOf, SECOND};
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::Scenario;
 use crate::server::S5Server;
@@ -54,6 +54,8 @@ pub(super) struct Svc {
     pub area: u128,
     pub last: Nanos,
     pub series: Vec<ServicePoint>,
+    /// The second [`Svc::point`] found last.
+    second: SecondOf,
     pub latency: LatencyHist,
     pub latency_sum: u128,
     pub answered: u64,
@@ -117,6 +119,7 @@ impl Svc {
             area: 0,
             last: 0,
             series: (0..seconds).map(|t| ServicePoint { t, ..ServicePoint::default() }).collect(),
+            second: SecondOf::default(),
             latency: LatencyHist::new(end, nanos(sc.status_interval)),
             latency_sum: 0,
             answered: 0,
@@ -167,7 +170,7 @@ impl Svc {
     /// The point of the second holding `t` (the last one past the end).
     #[inline]
     pub fn point(&mut self, t: Nanos) -> &mut ServicePoint {
-        let i = ((t / SECOND) as usize).min(self.series.len() - 1);
+        let i = self.second.index(t, self.series.len());
         &mut self.series[i]
     }
 

@@ -17,7 +17,7 @@ pub(super) enum Failure {
 }
 
 impl Engine<'_> {
-    #[inline]
+    #[inline(always)]
     pub(super) fn user_start(&mut self, t: Nanos, c: u32) {
         if c >= self.active {
             // Past the load profile's users: it waits until they are more ([`Engine::load_change`]).
@@ -55,7 +55,7 @@ impl Engine<'_> {
         self.next_arrival(t);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn user_send(&mut self, t: Nanos, c: u32) {
         match self.retrier.admit(c, t) {
             Admission::Send => {}

@@ -19,3 +19,27 @@ pub fn round_nanos(ns: f64) -> Nanos {
 pub fn nanos(d: std::time::Duration) -> Nanos {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
+
+/// The second a time falls in, remembered between calls: the engine's times come in order, so
+/// most calls find the second of the last one with one compare, without a division (issue 40:
+/// scenario A looked its per-second record up this way about seven times a request).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct SecondOf {
+    /// The index found last: the second holding `from`, or the last of `n` past the end.
+    i: usize,
+    /// The start (ns) of the second found last.
+    from: Nanos,
+}
+
+impl SecondOf {
+    /// The index of the second holding `t` (ns) among `n` ≥ 1 seconds; the last one for a `t`
+    /// past the end.
+    #[inline(always)]
+    pub(crate) fn index(&mut self, t: Nanos, n: usize) -> usize {
+        if t.wrapping_sub(self.from) >= SECOND {
+            self.i = ((t / SECOND) as usize).min(n - 1);
+            self.from = t - t % SECOND;
+        }
+        self.i
+    }
+}

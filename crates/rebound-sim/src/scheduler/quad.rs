@@ -136,12 +136,16 @@ impl<T: Copy> Scheduler<T> for QuadHeap<T> {
     #[inline(always)]
     fn pop(&mut self) -> Option<(Nanos, u64, T)> {
         let last = self.heap.pop()?;
-        let (key, item) = match self.heap.first() {
-            Some(&top) => {
-                refill_root(&mut self.heap, last);
+        let (key, item) = match self.heap.as_mut_slice() {
+            [] => last,
+            // One left: it is the root (issue 40: scenario A's scheduler holds the next arrival
+            // and the worker's end of work, two events, most of the time).
+            [top] => std::mem::replace(top, last),
+            heap => {
+                let top = heap[0];
+                refill_root(heap, last);
                 top
             }
-            None => last,
         };
         let (at, seq) = unpack(key);
         Some((at, seq, item))

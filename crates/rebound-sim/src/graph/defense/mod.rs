@@ -187,32 +187,28 @@ impl Engine<'_> {
         false
     }
 
-    /// The next request service `s` serves, by its discipline, through its CoDel; the requests
-    /// CoDel drops go to `svc.shed_now`, to be answered by [`Engine::codel_answer`] once the
-    /// worker has its request.
-    pub(super) fn codel_dequeue(&mut self, t: Nanos, s: usize) -> Option<u32> {
-        let discipline = self.topo.nodes[s].discipline;
-        let svc = &mut self.svcs[s];
-        let SvcKind::Workers { queue, .. } = &mut svc.kind else { return None };
-        let mut codel = svc.codel.take()?;
-        let (jobs, shed) = (&svc.jobs, &mut svc.shed_now);
-        let got = codel.dequeue(
-            t,
-            || discipline.pop(queue).map(|j| (j, t.saturating_sub(jobs[j as usize].arrived), queue.len())),
-            |j| shed.push(j),
-        );
-        svc.codel = Some(codel);
-        got
-    }
-
-    /// Answers with an error the requests CoDel just dropped from service `s`'s queue.
-    pub(super) fn codel_answer(&mut self, t: Nanos, s: usize) {
-        while let Some(j) = self.svcs[s].shed_now.pop() {
-            let svc = &mut self.svcs[s];
-            let job = svc.release(j);
-            svc.point(t).shed += 1;
-            svc.shed_by.codel += 1;
-            self.reply(t, job.caller(), job.caller_seq, false);
+    /// [`Engine::take_from_queue`] through service `s`'s CoDel: gives idle workers to queued
+    /// requests as long as CoDel yields one, and answers those it drops.
+    pub(in crate::graph) fn take_through_codel(&mut self, t: Nanos, s: usize) {
+        let propagate = self.topo.nodes[s].deadline_propagation;
+        loop {
+            let svc = &self.svcs[s];
+            let SvcKind::Workers { idle, .. } = &svc.kind else { return };
+            if svc.paused || idle.is_empty() {
+                return;
+            }
+            let next = self.codel_dequeue(t, s);
+            if let Some(j) = next {
+                self.serve_dequeued(t, s, j, propagate);
+            }
+            // CoDel's drops are answered once the worker has its request (the answers may
+            // bring arrivals here).
+            if !self.svcs[s].shed_now.is_empty() {
+                self.codel_answer(t, s);
+            }
+            if next.is_none() {
+                return;
+            }
         }
     }
 
