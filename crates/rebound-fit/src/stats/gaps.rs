@@ -151,7 +151,20 @@ struct Search<'a> {
     fixed_m: bool,
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    /// The gaps `g`, their least and range taken, the factor held at 1 when `fixed_m`.
+    fn new(g: &'a Gaps, fixed_m: bool) -> Search<'a> {
+        let smin = g.x.iter().copied().fold(f64::INFINITY, f64::min);
+        let range = g.x.iter().copied().fold(0.0, f64::max).max(1e-6);
+        Search { g, smin, range, fixed_m }
+    }
+
+    /// The coordinates held under jitter `lo` and lateness `form`: `ln b` is always free, the
+    /// factor unless first retries alone, the floor only for the tail under jitter.
+    fn fixed(&self, lo: f64, form: Lateness) -> [bool; 4] {
+        [false, self.fixed_m, true, lo >= 1.0 || form == Lateness::Spread]
+    }
+
     /// The negative log-likelihood of a search vector (finite: a huge value off the model).
     fn objective(&self, form: Lateness, lo: f64, fixed: [bool; 4]) -> impl Fn(&[f64; 4]) -> f64 + '_ {
         move |t: &[f64; 4]| {
@@ -167,7 +180,7 @@ impl Search<'_> {
     /// The jitter `kind` and lateness `form` fitted from the search vector `t`.
     fn candidate(&self, kind: usize, form: Lateness, mut t: [f64; 4]) -> Candidate {
         let (g, lo) = (self.g, KINDS[kind].1);
-        let fixed = [false, self.fixed_m, true, lo >= 1.0 || form == Lateness::Spread];
+        let fixed = self.fixed(lo, form);
         let search = self.objective(form, lo, fixed);
         for iters in [400, 400] {
             t = nelder_mead(&search, t, fixed, iters, 0.5);
@@ -200,13 +213,11 @@ impl Search<'_> {
 /// spread too (from where its tail ended), and the likelier kept. `None` without a gap.
 pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
     let g = Gaps::new(gaps)?;
-    let smin = g.x.iter().copied().fold(f64::INFINITY, f64::min);
-    let range = g.x.iter().copied().fold(0.0, f64::max).max(1e-6);
     let index = |k: usize| g.k.iter().zip(&g.x).filter(move |(j, _)| **j == k).map(|(_, x)| *x);
     let mean1 = index(0).sum::<f64>() / index(0).count() as f64;
     let min = |k: usize| index(k).fold(f64::INFINITY, f64::min).max(1e-6);
     let fixed_m = g.indices < 2;
-    let search = Search { g: &g, smin, range, fixed_m };
+    let search = Search::new(&g, fixed_m);
     let mut best: Option<Candidate> = None;
     for &kind in kinds {
         let lo = KINDS[kind].1;

@@ -83,11 +83,9 @@ fn replicate(
     let sample: Vec<Vec<(f64, f64)>> =
         gaps.iter().map(|g| (0..g.len()).map(|_| g[rng.random_range(0..g.len())]).collect()).collect();
     let g = Gaps::new(&sample)?;
-    let smin = g.x.iter().copied().fold(f64::INFINITY, f64::min);
-    let range = g.x.iter().copied().fold(0.0, f64::max).max(1e-6);
-    let search = Search { g: &g, smin, range, fixed_m };
+    let search = Search::new(&g, fixed_m);
     let lo = KINDS[kind].1;
-    let fixed = [false, fixed_m, true, lo >= 1.0 || form == Lateness::Spread];
+    let fixed = search.fixed(lo, form);
     let objective = search.objective(form, lo, fixed);
     let best = super::nelder_mead(&objective, t, fixed, STEPS, SIZE);
     Some(best)
