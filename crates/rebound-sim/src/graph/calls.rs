@@ -10,10 +10,21 @@ use rebound_retry::budget::RetryCause;
 use rebound_retry::throttle::Admission;
 
 impl Engine<'_> {
-    #[inline]
     /// Starts call `job.call` (or the next one the request makes: a call of `probability` p is
-    /// made with probability p), or answers OK when every call is done.
+    /// made with probability p), or answers OK when every call is done. A service that calls
+    /// nothing answers at once, without leaving its caller (issue 40: scenario A's one service
+    /// made an out-of-line call a request to find it had no calls).
+    #[inline(always)]
     pub(super) fn call_start(&mut self, t: Nanos, s: u16, j: u32) {
+        if self.topo.nodes[s as usize].calls.is_empty() {
+            return self.answer(t, s as usize, j, true);
+        }
+        self.call_next(t, s, j)
+    }
+
+    /// [`Engine::call_start`] for a service that makes calls.
+    #[inline]
+    fn call_next(&mut self, t: Nanos, s: u16, j: u32) {
         let calls = &self.topo.nodes[s as usize].calls;
         let svc = &mut self.svcs[s as usize];
         let mut k = svc.jobs[j as usize].call as usize;

@@ -168,10 +168,6 @@ impl Engine<'_> {
                 if svc.error_rate > 0.0 && svc.fails() {
                     return self.answer(t, s as usize, j, false);
                 }
-                if svc.retriers.is_empty() {
-                    // No calls to make (a retrier per call): answered now, as `call_start` would.
-                    return self.answer(t, s as usize, j, true);
-                }
                 self.call_start(t, s, j)
             }
             Ev::CallRetry(..) => self.call_send(t, s, j),
