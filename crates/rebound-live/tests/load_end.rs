@@ -5,7 +5,7 @@
 
 use rebound_live::load::{run, Arrivals, LoadConfig};
 use std::net::TcpListener;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A server that accepts connections and never answers (each attempt ends at its timeout or
 /// at the run's end), for at most `secs` seconds.
@@ -39,16 +39,22 @@ fn config(url: String) -> LoadConfig {
 
 /// 1000 requests/s for 1.2 s at a server that never answers, one attempt each, 1 s timeouts:
 /// the attempts of 0.0..0.4 s time out at 1.0..1.4 s, around the run's end at 1.2 s. The
-/// runtime's only thread is held from 1 s to 1.5 s (a machine too busy to run it), so the
-/// run's end and 400 timeouts fire in one turn. Every request made one attempt: attempts =
-/// requests, and the attempts in flight at the end are those of the requests cut.
+/// runtime's only thread is held for 0.5 s from the first per-second callback (about 1 s in),
+/// so the run's end and the pending timeouts fire in one turn. Every request made one attempt:
+/// attempts = requests, and the attempts in flight at the end are those of the requests cut.
+///
+/// The count is checked on every run. Whether the run made the situation the test is for
+/// depends on the machine: the hold must begin by 1.15 s (then the end at 1.2 s falls inside
+/// it with the timeouts of the attempts begun in the 0.35 s before 0.5 s still pending); a
+/// machine too busy to call back by then is named on stderr and the situation not judged.
 #[tokio::test(flavor = "current_thread")]
 async fn an_attempt_timing_out_as_the_run_ends_is_counted_once() {
     let url = silent_server(10);
-    let mut held = false;
+    let began = Instant::now();
+    let mut hold_began = None;
     let r = run(config(url), std::future::pending(), |_| {
-        if !held {
-            held = true;
+        if hold_began.is_none() {
+            hold_began = Some(began.elapsed());
             std::thread::sleep(Duration::from_millis(500));
         }
     })
@@ -57,7 +63,6 @@ async fn an_attempt_timing_out_as_the_run_ends_is_counted_once() {
     let attempts = r.ok + r.errors + r.timedout + r.in_flight_at_end;
     let requests = r.ok + r.gave_up + r.cut;
     assert_eq!(r.retries, 0, "{r:?}");
-    assert!(r.timedout >= 100 && r.cut >= 100, "timeouts and cut requests both happened: {r:?}");
     assert_eq!(
         (attempts, r.in_flight_at_end),
         (requests, r.cut),
@@ -70,4 +75,13 @@ async fn an_attempt_timing_out_as_the_run_ends_is_counted_once() {
         r.gave_up,
         r.cut
     );
+    let hold = hold_began.expect("the run lasts past its first second");
+    if hold > Duration::from_millis(1150) {
+        eprintln!(
+            "machine too busy: the first per-second callback came {hold:?} after the start \
+             (by 1.15 s needed), so the end and the timeouts may not have met: not judged"
+        );
+        return;
+    }
+    assert!(r.cut >= 100, "the run's end cut attempts: {r:?}");
 }
