@@ -1,6 +1,7 @@
 //! The lab's routes: the page's three assets and the JSON API (see the module docs of `lab`).
 
-use super::runs::{check_bounds, Phase, RunId, Runs, BOUNDS};
+use super::bounds::{check_bounds, BOUNDS};
+use super::runs::{Phase, RunId, Runs};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{header, StatusCode};

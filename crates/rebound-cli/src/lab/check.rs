@@ -5,8 +5,8 @@
 //! is `{ "path", "message" }`: the key's path as the file writes it (`service[1].call[0].policy`,
 //! `runs`; empty for the run as a whole) and what is wrong in plain words.
 
+use super::bounds::{check_bounds, BOUNDS};
 use super::cost::{self, Cost};
-use super::runs::{check_bounds, BOUNDS};
 use rebound_retry::Spec;
 use rebound_sim::scenario::{check_fields, FieldError};
 use rebound_sim::Scenario;

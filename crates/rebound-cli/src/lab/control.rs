@@ -2,7 +2,8 @@
 //! lab's caps, the cancel flag), why it was cancelled, when someone last watched it, and the
 //! slot it holds among the runs going at once.
 
-use super::runs::{Phase, Snapshot, BOUNDS};
+use super::bounds::BOUNDS;
+use super::runs::{Phase, Snapshot};
 use rebound_sim::{RunError, Stop};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -34,7 +35,7 @@ impl Drop for Slot {
 }
 
 /// Cancels the run once nobody has watched it for
-/// [`Bounds::max_unwatched_s`](super::runs::Bounds::max_unwatched_s): no event stream open (a
+/// [`Bounds::max_unwatched_s`](super::bounds::Bounds::max_unwatched_s): no event stream open (a
 /// stream holds a receiver beside the server's own) and no poll. Ends with the run.
 pub(super) fn watchdog(tx: &watch::Sender<Snapshot>, control: &Control) {
     let idle = Duration::from_secs(BOUNDS.max_unwatched_s);

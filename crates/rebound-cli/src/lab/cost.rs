@@ -15,7 +15,7 @@
 //! ([`learn`]): from a calibration when the page first loads (the default scenario's seven
 //! policies, once each: [`calibrate`]), then from every run that finishes.
 
-use super::runs::BOUNDS;
+use super::bounds::BOUNDS;
 use rebound_retry::Spec;
 use rebound_sim::Scenario;
 use std::collections::HashMap;

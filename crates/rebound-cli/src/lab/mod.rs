@@ -27,10 +27,12 @@
 
 mod advise;
 mod api;
+mod bounds;
 mod builtins;
 mod check;
 mod control;
 mod cost;
+mod execute;
 mod fit;
 mod id;
 mod runs;

@@ -10,11 +10,16 @@
 //! reason — a cap, a cancel, a panic (caught) — fails alone: its phase says why, its slot is
 //! freed, and the lab and the other runs go on.
 
-use super::control::{watchdog, why, Control, Slot};
+#[cfg(doc)]
+use super::bounds::Bounds;
+use super::bounds::BOUNDS;
+use super::control::{watchdog, Control, Slot};
+#[cfg(doc)]
+use super::execute::publish_end;
+use super::execute::{execute, fail};
 pub use super::id::RunId;
 use super::store::{Store, Stored};
-use rebound_retry::Spec;
-use rebound_sim::{replicate, RunError, Scenario, Stop, StormReport};
+use rebound_sim::{Scenario, Stop};
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,102 +27,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
-/// What the lab accepts in one run. Past a bound, a run is refused with a message naming the
-/// field and the bound (the CLI's `rebound storm` has the wider bounds of the simulator).
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct Bounds {
-    /// Most clients (`clients.count`).
-    pub max_clients: u32,
-    /// Longest simulated run (`duration`), in seconds.
-    pub max_duration_s: u64,
-    /// Most client-seconds (`clients.count` × `duration` in seconds): the work of one policy.
-    pub max_client_seconds: u64,
-    /// Most user requests an open loop may offer (`clients.rate` × `duration`).
-    pub max_open_loop_requests: u64,
-    /// Most policies in one run.
-    pub max_policies: usize,
-    /// Most replications of each policy (`runs`).
-    pub max_runs: u32,
-    /// Wall-clock time a run may take, in seconds; past it the run fails.
-    pub max_wall_s: u64,
-    /// Runs going at once, over every tab; past it a new run is refused (HTTP 429).
-    pub max_running: usize,
-    /// Seconds a run goes on with nobody watching (no event stream open, no poll of its
-    /// result) before it is cancelled.
-    pub max_unwatched_s: u64,
-    /// The simulator's cost bounds for the lab (events, calls per request, memory, offered
-    /// rate): see `rebound_sim::cost`.
-    pub cost: rebound_sim::cost::Limits,
-}
-
-/// The lab's bounds: 100,000 clients, 600 s, 12 M client-seconds (the benchmark scenario's
-/// 100,000 clients × 120 s), 1.2 M open-loop requests (what those clients send at S5's 10 s
-/// think time), 12 policies, 100 replications, 60 s of wall-clock time, 4 runs at once, 15 s
-/// unwatched, and the simulator's [`LAB`](rebound_sim::cost::LAB) cost bounds.
-pub const BOUNDS: Bounds = Bounds {
-    max_clients: 100_000,
-    max_duration_s: 600,
-    max_client_seconds: 12_000_000,
-    max_open_loop_requests: 1_200_000,
-    max_policies: 12,
-    max_runs: 100,
-    max_wall_s: 60,
-    max_running: 4,
-    max_unwatched_s: 15,
-    cost: rebound_sim::cost::LAB,
-};
-
 /// Finished runs kept for `GET /api/runs/{id}`; the oldest is forgotten past this.
 const KEPT: usize = 64;
 
 /// The most bytes the kept runs' files may take on disk (see [`super::store`]): 2 GiB; the
 /// oldest runs are forgotten past it.
 pub const KEPT_BYTES: u64 = 2 << 30;
-
-/// Checks a scenario and its policies against [`BOUNDS`].
-///
-/// # Errors
-/// A message naming the field, its value and the bound.
-pub fn check_bounds(s: &Scenario) -> Result<(), String> {
-    let b = BOUNDS;
-    if s.clients.count > b.max_clients {
-        return Err(format!(
-            "`clients.count` = {} is past the lab's bound: at most {}",
-            s.clients.count, b.max_clients
-        ));
-    }
-    let secs = s.duration.as_secs_f64().ceil() as u64;
-    if secs > b.max_duration_s {
-        return Err(format!("`duration` = {secs}s is past the lab's bound: at most {}s", b.max_duration_s));
-    }
-    let work = u64::from(s.clients.count).saturating_mul(secs);
-    if work > b.max_client_seconds {
-        return Err(format!(
-            "`clients.count` × `duration` = {work} client-seconds is past the lab's bound: at most {}",
-            b.max_client_seconds
-        ));
-    }
-    if let Some(rate) = s.clients.rate {
-        let requests = rate.per_s * secs as f64;
-        if requests > b.max_open_loop_requests as f64 {
-            return Err(format!(
-                "`clients.rate` × `duration` = {requests:.0} requests is past the lab's bound: at most {}",
-                b.max_open_loop_requests
-            ));
-        }
-    }
-    for p in &s.policies {
-        rebound_sim::check_policy(p).map_err(|e| e.to_string())?;
-    }
-    if s.policies.len() > b.max_policies {
-        return Err(format!(
-            "{} policies is past the lab's bound: at most {}",
-            s.policies.len(),
-            b.max_policies
-        ));
-    }
-    rebound_sim::cost::check(s, &b.cost).map(|_| ()).map_err(|e| format!("{e}: the lab's bound"))
-}
 
 /// Where a run is.
 #[derive(Debug, Clone)]
@@ -280,85 +195,4 @@ fn forget_past_bounds(runs: &mut BTreeMap<RunId, Watched>) {
             bytes = bytes.saturating_sub(w.rx.borrow().stored());
         }
     }
-}
-
-/// Runs every policy of `scenario` in order, publishing each report (stored), then the
-/// document; a policy's run that stops (a bound, a cancel) or panics fails the run with the
-/// reason, and so does a store that cannot be written.
-fn execute(scenario: &Scenario, runs: u32, tx: &watch::Sender<Snapshot>, control: &Control, store: &Store) {
-    let mut reports: Vec<StormReport> = Vec::with_capacity(scenario.policies.len());
-    for spec in &scenario.policies {
-        let ran = || tx.send_modify(|s| s.runs_done = s.runs_done.saturating_add(1));
-        let started = Instant::now();
-        let run =
-            std::panic::catch_unwind(AssertUnwindSafe(|| run_one(scenario, spec, runs, &control.stop, &ran)));
-        let report = match run {
-            Ok(Ok(report)) => {
-                // What it cost teaches the next predictions.
-                let wall = started.elapsed().as_secs_f64();
-                super::cost::learn(scenario, spec, report.events, runs, Some(wall));
-                report
-            }
-            Ok(Err(e)) => return fail(tx, why(control, &e, reports.len(), scenario.policies.len())),
-            Err(panic) => {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(ToString::to_string)
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                return fail(tx, format!("the run failed (policy {spec}): {what}"));
-            }
-        };
-        let json = match store.put(&serde_json::to_string(&report).unwrap_or_default()) {
-            Ok(json) => json,
-            Err(e) => return fail(tx, format!("the lab cannot store the run's results: {e}")),
-        };
-        reports.push(report);
-        tx.send_modify(|s| {
-            s.reports.push(json);
-            s.runs_done = 0;
-        });
-    }
-    let html = crate::storm::html_report(scenario, &reports).ok().and_then(|r| store.put(&r.render()).ok());
-    let phase = match crate::storm::document(scenario, &reports) {
-        Ok(doc) => match store.put(&doc) {
-            Ok(doc) => Phase::Done(doc),
-            Err(e) => Phase::Failed(format!("the lab cannot store the run's result: {e}")),
-        },
-        Err(e) => Phase::Failed(format!("{e:#}")),
-    };
-    drop(reports);
-    publish_end(tx, control, phase, html);
-}
-
-/// Publishes the end of a run — cancelled if a cancel came first, whatever the run did
-/// meanwhile — under the lock [`Runs::cancel`] takes.
-fn publish_end(tx: &watch::Sender<Snapshot>, control: &Control, phase: Phase, html: Option<Arc<Stored>>) {
-    let why = control.why.lock().unwrap_or_else(|e| e.into_inner());
-    let phase = match (&*why, control.stop.is_cancelled()) {
-        (Some(why), true) => Phase::Failed(why.clone()),
-        _ => phase,
-    };
-    tx.send_modify(|s| {
-        s.html = html;
-        s.phase = phase;
-    });
-}
-
-fn fail(tx: &watch::Sender<Snapshot>, message: String) {
-    tx.send_modify(|s| s.phase = Phase::Failed(message));
-}
-
-/// `runs` replications of `spec` ([`replicate::run_all`]): run 0's report with all of them
-/// summarised; `ran` is called as each replication ends.
-fn run_one(
-    scenario: &Scenario,
-    spec: &Spec,
-    runs: u32,
-    stop: &Stop,
-    ran: &(dyn Fn() + Sync),
-) -> Result<StormReport, RunError> {
-    let one = std::slice::from_ref(spec);
-    let mut reports = replicate::run_all_watched(scenario, one, runs, replicate::Until::End, stop, ran)?;
-    Ok(reports.remove(0))
 }

@@ -2,7 +2,7 @@
 //! [`rebound_sim::tune`]) on the page's stack, under the lab's bounds.
 //!
 //! Why here and not a run: a search is hundreds of runs, so it is bounded as a whole before it
-//! starts — each run within the lab's caps ([`check_bounds`](crate::lab::runs::check_bounds) on the current configuration,
+//! starts — each run within the lab's caps ([`check_bounds`](crate::lab::bounds::check_bounds) on the current configuration,
 //! [`BOUNDS`]`.cost` on the costliest candidate) and the whole search within
 //! [`MAX_SEARCH_EVENTS`] estimated events — then it goes on a thread of its own, holding one
 //! of the lab's slots of runs at once, until [`MAX_WALL_S`], a cancel (`DELETE`), or
@@ -13,7 +13,8 @@
 mod request;
 
 use super::api::{bad_request, json_response};
-use super::runs::{Runs, BOUNDS};
+use super::bounds::BOUNDS;
+use super::runs::Runs;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -3,7 +3,7 @@
 //! bounds, the whole search within [`MAX_SEARCH_EVENTS`].
 
 use super::MAX_SEARCH_EVENTS;
-use crate::lab::runs::{check_bounds, BOUNDS};
+use crate::lab::bounds::{check_bounds, BOUNDS};
 use rebound_sim::tune::{self, Request};
 use rebound_sim::Scenario;
 use serde_json::Value;
