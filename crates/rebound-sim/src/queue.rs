@@ -21,6 +21,7 @@ mod lanes;
 mod time;
 
 pub(crate) use time::SecondOf;
+pub(crate) use time::to_nanos;
 pub use time::{nanos, round_nanos, Nanos, SECOND};
 
 use crate::scheduler::adaptive::AdaptiveScheduler;
