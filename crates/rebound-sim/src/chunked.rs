@@ -18,10 +18,19 @@ use std::collections::VecDeque;
 pub const BLOCK: usize = 32;
 
 /// A double-ended queue in blocks of [`BLOCK`] elements; see the [module docs](self).
+///
+/// The front and back blocks sit in the struct itself, so that a push or a pop touches one
+/// `VecDeque` (the block), not two levels of them: the lanes' push and pop inline to a few
+/// instructions (issue 40: scenario A's timeout lane went through `blocks.back_mut()`, then
+/// the block, on every push, and the same at the front on every pop).
 #[derive(Debug)]
 pub struct Chunked<T> {
-    /// Front to back; each block holds 1..=BLOCK elements, none of them empty.
-    blocks: VecDeque<VecDeque<T>>,
+    /// The front block: pops take from it. Empty only while the whole list is.
+    head: VecDeque<T>,
+    /// The blocks between `head` and `tail`, front to back, none of them empty.
+    mid: VecDeque<VecDeque<T>>,
+    /// The back block: pushes go to it (once `head` holds something). May be empty.
+    tail: VecDeque<T>,
     /// One emptied block kept for the next push, so that a list hovering at a block boundary
     /// does not allocate and free a block on every push and pop.
     spare: Option<VecDeque<T>>,
@@ -30,7 +39,7 @@ pub struct Chunked<T> {
 
 impl<T> Default for Chunked<T> {
     fn default() -> Self {
-        Chunked { blocks: VecDeque::new(), spare: None, len: 0 }
+        Chunked { head: VecDeque::new(), mid: VecDeque::new(), tail: VecDeque::new(), spare: None, len: 0 }
     }
 }
 
@@ -51,8 +60,9 @@ impl<T> Chunked<T> {
         self.spare.take().unwrap_or_else(|| VecDeque::with_capacity(BLOCK))
     }
 
+    /// Keeps an emptied block as the spare, or frees it.
     fn retire(&mut self, block: VecDeque<T>) {
-        if self.spare.is_none() {
+        if self.spare.is_none() && block.capacity() > 0 {
             self.spare = Some(block);
         }
     }
@@ -60,74 +70,95 @@ impl<T> Chunked<T> {
     /// Appends `x` at the back.
     #[inline]
     pub fn push_back(&mut self, x: T) {
-        self.len += 1;
-        match self.blocks.back_mut() {
-            Some(b) if b.len() < BLOCK => b.push_back(x),
-            _ => self.push_block(x),
+        if self.len != 0 && self.tail.len() < BLOCK {
+            self.tail.push_back(x);
+        } else {
+            self.push_slow(x);
         }
+        self.len += 1;
     }
 
-    /// Appends a block holding `x` (out of line, as [`Chunked::front_emptied`]).
+    /// [`Chunked::push_back`] into an empty list (to `head`) or past a full `tail`: out of line, once every [`BLOCK`] pushes, so that the push inlines.
     #[cold]
     #[inline(never)]
-    fn push_block(&mut self, x: T) {
-        let mut b = self.new_block();
-        b.push_back(x);
-        self.blocks.push_back(b);
+    fn push_slow(&mut self, x: T) {
+        if self.len == 0 {
+            if self.head.capacity() == 0 {
+                self.head = self.new_block();
+            }
+            return self.head.push_back(x);
+        }
+        if !self.tail.is_empty() {
+            let full = std::mem::take(&mut self.tail);
+            self.mid.push_back(full);
+        }
+        if self.tail.capacity() == 0 {
+            self.tail = self.new_block();
+        }
+        self.tail.push_back(x);
     }
 
-    /// Removes the front element. When that empties the front block, the block after the new
-    /// front one is prefetched (a software prefetch): blocks lie anywhere in memory, so the
-    /// hardware's prefetcher, which follows sequential reads, cannot find them, and a FIFO
-    /// read through its look-ahead ([`Chunked::get`]) would miss on every block's first line.
+    /// Removes the front element.
     #[inline]
     pub fn pop_front(&mut self) -> Option<T> {
-        let b = self.blocks.front_mut()?;
-        let x = b.pop_front()?;
+        let x = self.head.pop_front()?;
         self.len -= 1;
-        if b.is_empty() {
-            self.front_emptied();
+        if self.head.is_empty() && self.len != 0 {
+            self.head_emptied();
         }
         Some(x)
     }
 
-    /// Retires the emptied front block and prefetches the block after the new front one: out
-    /// of line, once every [`BLOCK`] pops, so that [`Chunked::pop_front`] stays small enough
-    /// to inline into the event loop (issue 40: scenario A spent 76 instructions a lane pop
-    /// in the call).
+    /// Puts the next block in `head` after it emptied (the list is not empty) and prefetches
+    /// the block after the new front one (a software prefetch): blocks lie anywhere in memory,
+    /// so the hardware's prefetcher, which follows sequential reads, cannot find them, and a
+    /// FIFO read through its look-ahead ([`Chunked::get`]) would miss on every block's first
+    /// line. Out of line, once every [`BLOCK`] pops, so that [`Chunked::pop_front`] stays
+    /// small enough to inline into the event loop (issue 40).
     #[cold]
     #[inline(never)]
-    fn front_emptied(&mut self) {
-        let b = self.blocks.pop_front().expect("a front block");
-        self.retire(b);
-        if let Some(next) = self.blocks.get(1) {
-            prefetch_block(next);
+    fn head_emptied(&mut self) {
+        match self.mid.pop_front() {
+            Some(next) => {
+                let old = std::mem::replace(&mut self.head, next);
+                self.retire(old);
+                prefetch_block(self.mid.front().unwrap_or(&self.tail));
+            }
+            // No block between: the tail is the next, and the emptied head takes its place.
+            None => std::mem::swap(&mut self.head, &mut self.tail),
         }
     }
 
     /// Removes the back element.
-    #[inline]
     pub fn pop_back(&mut self) -> Option<T> {
-        let b = self.blocks.back_mut()?;
-        let x = b.pop_back()?;
-        self.len -= 1;
-        if b.is_empty() {
-            let b = self.blocks.pop_back().expect("a back block");
-            self.retire(b);
+        if self.tail.is_empty() {
+            match self.mid.pop_back() {
+                Some(b) => {
+                    let old = std::mem::replace(&mut self.tail, b);
+                    self.retire(old);
+                }
+                None => {
+                    let x = self.head.pop_back()?;
+                    self.len -= 1;
+                    return Some(x);
+                }
+            }
         }
+        let x = self.tail.pop_back()?;
+        self.len -= 1;
         Some(x)
     }
 
     /// The front element.
     #[inline]
     pub fn front(&self) -> Option<&T> {
-        self.blocks.front()?.front()
+        self.head.front()
     }
 
     /// The back element.
     #[inline]
     pub fn back(&self) -> Option<&T> {
-        self.blocks.back()?.back()
+        self.tail.back().or_else(|| self.mid.back().and_then(VecDeque::back)).or_else(|| self.head.back())
     }
 
     /// Keeps only the elements for which `keep` is true, in order. O(len), blocks freed as
@@ -145,13 +176,19 @@ impl<T> Chunked<T> {
     /// blocks at most: meant for small `k`.
     #[inline]
     pub fn get(&self, mut k: usize) -> Option<&T> {
-        for b in &self.blocks {
+        for b in std::iter::once(&self.head).chain(&self.mid).chain(std::iter::once(&self.tail)) {
             if k < b.len() {
                 return b.get(k);
             }
             k -= b.len();
         }
         None
+    }
+
+    /// The blocks holding elements (for the tests' bound on memory).
+    #[cfg(test)]
+    fn blocks(&self) -> usize {
+        usize::from(!self.head.is_empty()) + self.mid.len() + usize::from(!self.tail.is_empty())
     }
 }
 
@@ -191,7 +228,7 @@ mod tests {
                 for k in [0, 1, 17, BLOCK - 1, BLOCK, BLOCK + 3] {
                     prop_assert_eq!(c.get(k), d.get(k));
                 }
-                prop_assert!(c.blocks.len() <= d.len().div_ceil(BLOCK) + 1);
+                prop_assert!(c.blocks() <= d.len().div_ceil(BLOCK) + 1);
             }
         }
     }

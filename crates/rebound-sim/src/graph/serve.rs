@@ -92,7 +92,9 @@ impl Engine<'_> {
         }
         let in_flight = *busy + queue.len() as u64;
         let d = sampler.sample(&mut svc.rng, in_flight) * svc.slowdown;
-        let until = t.saturating_add(d.min(1e18) as Nanos);
+        // `min` then `max`, not `clamp`: a NaN gives 10¹⁸ ns, as `d.min(1e18) as u64` did.
+        #[allow(clippy::manual_clamp)]
+        let until = t.saturating_add(crate::queue::to_nanos(d.min(1e18).max(0.0)));
         svc.set_until(j, until);
         let job = &mut svc.jobs[j as usize];
         job.worker = w;

@@ -25,11 +25,19 @@ impl Retrier {
 
     /// Whether client `client`'s attempt may be sent at `t`: the breaker's say, then the
     /// throttle's (always yes without them).
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, client: u32, t: Nanos) -> Admission {
         if self.plain {
             return Admission::Send;
         }
+        self.admit_guarded(client, t)
+    }
+
+    /// [`Retrier::admit`] with a breaker or a throttle: out of line, so that a plain policy's
+    /// check inlines into the engine's send (issue 40: scenario A made the call, 21
+    /// instructions, on every request).
+    #[inline(never)]
+    fn admit_guarded(&mut self, client: u32, t: Nanos) -> Admission {
         let now = self.at(t);
         if let Some(br) = &mut self.breaker {
             if !br.admit(client, &now) {
@@ -133,11 +141,18 @@ impl Retrier {
 
     /// Client `client`'s attempt succeeded at `t`: an extra pause before its next request (a
     /// responsive backoff that has not yet come down), usually zero.
-    #[inline]
+    #[inline(always)]
     pub fn on_success(&mut self, client: u32, t: Nanos) -> Duration {
         if self.plain {
             return self.backoff.on_success();
         }
+        self.on_success_guarded(client, t)
+    }
+
+    /// [`Retrier::on_success`] with a breaker, a throttle or a budget to tell (out of line, as
+    /// [`Retrier::admit_guarded`]).
+    #[inline(never)]
+    fn on_success_guarded(&mut self, client: u32, t: Nanos) -> Duration {
         self.breaker_outcome(client, t, Some(false));
         let now = self.at(t);
         if let Some(th) = &self.throttle {
