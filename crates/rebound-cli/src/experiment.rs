@@ -158,25 +158,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
     })?;
     let mut runs = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let load = crate::load::Args {
-            url: String::new(),
-            clients: args.clients,
-            rate: args.rate,
-            timeout: args.timeout,
-            policy: spec.clone(),
-            duration: args.duration,
-            max_in_flight: args.max_in_flight,
-            seed: args.seed.unwrap_or(1),
-            json: args.json,
-        }
-        .config()?;
-        let config = ExperimentConfig {
-            server_exe: exe.clone(),
-            server_args: args.serve_args.clone(),
-            load,
-            warmup: args.warmup,
-            outage: args.outage,
-        };
+        let config = config_of(&args, spec, &exe)?;
         if !args.json {
             crate::output::status_line(&format!("== {spec}"));
         }
@@ -218,6 +200,30 @@ pub fn run(command: Command) -> Result<ExitCode> {
         draw(path, &runs)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One policy's run of S5's experiment: the load's settings from the flags, the server this
+/// binary started with `--serve-args`.
+fn config_of(args: &LiveArgs, spec: &Spec, exe: &std::path::Path) -> Result<ExperimentConfig> {
+    let load = crate::load::Args {
+        url: String::new(),
+        clients: args.clients,
+        rate: args.rate,
+        timeout: args.timeout,
+        policy: spec.clone(),
+        duration: args.duration,
+        max_in_flight: args.max_in_flight,
+        seed: args.seed.unwrap_or(1),
+        json: args.json,
+    }
+    .config()?;
+    Ok(ExperimentConfig {
+        server_exe: exe.to_path_buf(),
+        server_args: args.serve_args.clone(),
+        load,
+        warmup: args.warmup,
+        outage: args.outage,
+    })
 }
 
 fn render(runs: &[Run]) -> String {

@@ -140,11 +140,7 @@ pub async fn run(
     check(sc)?;
     let file = write_scenario(sc)?;
     let traced = match &config.traces {
-        Some(t) => {
-            let parts = Parts::beside(&t.path)?;
-            let users = traced::users(parts.path(), t.max_spans)?;
-            Some((t, parts, users))
-        }
+        Some(t) => Some(recorders(t)?),
         None => None,
     };
     let launch = Launch {
@@ -224,15 +220,35 @@ pub async fn run(
         return Err(e);
     }
     let rec = Recording { processes: recording_of, ticks };
+    let report = report(sc, &config.policy, seed, &load, &rec, seconds);
+    Ok(TwinRun { report, load, fidelity, traces })
+}
+
+/// Where a traced run's spans go: the parts directory beside `t.path` and the users' recorder.
+fn recorders(t: &TracesOut) -> Result<(&TracesOut, Parts, crate::traces::Recorder), LiveError> {
+    let parts = Parts::beside(&t.path)?;
+    let users = traced::users(parts.path(), t.max_spans)?;
+    Ok((t, parts, users))
+}
+
+/// The run's report in the simulator's form: the users' figures from the load generator, each
+/// service's series from the scrapes (`seconds` of them).
+fn report(
+    sc: &Scenario,
+    policy: &str,
+    seed: u64,
+    load: &load::LoadReport,
+    rec: &Recording,
+    seconds: usize,
+) -> StormReport {
     let users_timedout: Vec<u64> = load.series.iter().map(|s| s.timedout).collect();
     let services = super::series::services(
         sc,
-        &rec,
+        rec,
         seconds,
-        compare::started(&load),
+        compare::started(load),
         &users_timedout,
         &load.replica_timedout,
     );
-    let report = compare::live_report(sc, &config.policy, seed, &load, services);
-    Ok(TwinRun { report, load, fidelity, traces })
+    compare::live_report(sc, policy, seed, load, services)
 }
