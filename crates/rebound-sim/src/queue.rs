@@ -20,7 +20,7 @@ mod history;
 mod lanes;
 mod time;
 
-pub(crate) use time::to_nanos;
+pub(crate) use time::trunc_nanos;
 pub(crate) use time::SecondOf;
 pub use time::{nanos, round_nanos, Nanos, SECOND};
 

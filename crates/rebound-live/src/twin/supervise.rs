@@ -139,10 +139,8 @@ pub async fn run(
     let sc = &config.scenario;
     check(sc)?;
     let file = write_scenario(sc)?;
-    let traced = match &config.traces {
-        Some(t) => Some(recorders(t)?),
-        None => None,
-    };
+    let traced =
+        config.traces.as_ref().map(|t| recorders(t).map(|(parts, users)| (t, parts, users))).transpose()?;
     let launch = Launch {
         exe: config.exe.clone(),
         scenario_file: file.0.clone(),
@@ -225,10 +223,10 @@ pub async fn run(
 }
 
 /// Where a traced run's spans go: the parts directory beside `t.path` and the users' recorder.
-fn recorders(t: &TracesOut) -> Result<(&TracesOut, Parts, crate::traces::Recorder), LiveError> {
+fn recorders(t: &TracesOut) -> Result<(Parts, crate::traces::Recorder), LiveError> {
     let parts = Parts::beside(&t.path)?;
     let users = traced::users(parts.path(), t.max_spans)?;
-    Ok((t, parts, users))
+    Ok((parts, users))
 }
 
 /// The run's report in the simulator's form: the users' figures from the load generator, each

@@ -92,9 +92,7 @@ impl Engine<'_> {
         }
         let in_flight = *busy + queue.len() as u64;
         let d = sampler.sample(&mut svc.rng, in_flight) * svc.slowdown;
-        // `min` then `max`, not `clamp`: a NaN gives 10¹⁸ ns, as `d.min(1e18) as u64` did.
-        #[allow(clippy::manual_clamp)]
-        let until = t.saturating_add(crate::queue::to_nanos(d.min(1e18).max(0.0)));
+        let until = t.saturating_add(crate::queue::trunc_nanos(d));
         svc.set_until(j, until);
         let job = &mut svc.jobs[j as usize];
         job.worker = w;
