@@ -14,9 +14,10 @@
 # at opt-level 3, see the workspace Cargo.toml), one thread (RAYON_NUM_THREADS=1). Counts depend
 # on the compiler: a baseline written by another rustc is not compared, loudly. They also depend
 # on how the crates are cut into codegen units, which incremental compilation changes: the
-# binary is built with cargo's defaults, as CI builds it (CARGO_INCREMENTAL and the profile's
-# debug settings unset; with CARGO_INCREMENTAL=0 the same code counted 7 % fewer on mm1k-a,
-# 159.3 M against 171.2 M, 2026-11-29).
+# binary is always built without it (CARGO_INCREMENTAL=0, as .ci/run builds everything, so there
+# the build is already done), with the profile's own debug settings (the variables that would
+# change them unset). Built incrementally, the same code counted 7 % more on mm1k-a (171.2 M
+# against 159.3 M, 2026-11-29).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 baseline=crates/rebound-sim/benches/instructions-baseline.txt
@@ -51,7 +52,7 @@ if [ "${1:-}" = --self-test ]; then
     exit 0
 fi
 command -v valgrind >/dev/null || { echo "error: valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-env -u CARGO_INCREMENTAL -u CARGO_PROFILE_DEV_DEBUG -u CARGO_PROFILE_TEST_DEBUG \
+env -u CARGO_PROFILE_DEV_DEBUG -u CARGO_PROFILE_TEST_DEBUG CARGO_INCREMENTAL=0 \
     cargo build -p rebound-cli --bin rebound --quiet
 bin="${CARGO_TARGET_DIR:-target}/debug/rebound"
 rustc_now=$(rustc -V)
