@@ -16,11 +16,12 @@
 
 use super::hedge::AttemptBudget;
 use super::metrics::{AttemptOutcome, CallCounters};
-use crate::traces::{ClientSpan, Recorder};
+
+mod copy;
+use crate::traces::Recorder;
 use opentelemetry::Context;
 use rand::rngs::SmallRng;
 use rebound_retry::budget::{RetryBudget, RetryCause};
-use rebound_retry::http::parse_retry_after;
 use rebound_retry::throttle::Throttle;
 use rebound_retry::{hedge_async, HedgePolicy};
 use rebound_retry::{retry_async, CircuitBreaker, GiveUp, Policy};
@@ -28,7 +29,7 @@ use rebound_sim::graph::{Balancer, Link};
 use rebound_sim::retrier::{RetryAfter, RetryOn};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 /// The header that numbers an attempt within its call or request (1: the first).
 pub const ATTEMPT_HEADER: &str = "x-rebound-attempt";
@@ -89,33 +90,6 @@ pub struct Call {
     pub counters: CallCounters,
     /// The process's span recorder, when traced.
     traces: Option<Recorder>,
-}
-
-/// A copy in flight: counted when it ends, as timed out (or abandoned, once another copy of
-/// its attempt answered) if it never finished.
-struct Copy<'a> {
-    call: &'a Call,
-    replica: usize,
-    won: Option<&'a AtomicBool>,
-    outcome: Option<AttemptOutcome>,
-    span: Option<ClientSpan>,
-}
-
-impl Drop for Copy<'_> {
-    fn drop(&mut self) {
-        self.call.outstanding[self.replica].fetch_sub(1, Relaxed);
-        let o = self.outcome.unwrap_or(match self.won {
-            Some(w) if w.load(Relaxed) => AttemptOutcome::Abandoned,
-            _ => AttemptOutcome::TimedOut,
-        });
-        if let (AttemptOutcome::Abandoned, Some(span)) = (o, &mut self.span) {
-            span.abandon_as("cancelled");
-        }
-        self.call.counters.attempt(o);
-        if o == AttemptOutcome::TimedOut {
-            self.call.counters.timed_out_at(self.replica);
-        }
-    }
 }
 
 impl Call {
@@ -217,77 +191,6 @@ impl Call {
             v.discard();
         }
         result
-    }
-
-    /// One copy to one replica.
-    async fn send(
-        &self,
-        sent: &AtomicU32,
-        won: Option<&AtomicBool>,
-        deadline: SystemTime,
-        parent: Option<&Context>,
-    ) -> Result<(), CallError> {
-        let k = sent.fetch_add(1, Relaxed).saturating_add(1);
-        let replica = self.pick();
-        self.outstanding[replica].fetch_add(1, Relaxed);
-        let mut headers = reqwest::header::HeaderMap::new();
-        let span = match (&self.traces, parent) {
-            (Some(r), Some(p)) => {
-                Some(r.client(p, &self.peers[replica], &self.to, u64::from(k), &mut headers))
-            }
-            _ => None,
-        };
-        let mut copy = Copy { call: self, replica, won, outcome: None, span };
-        if !self.one_way().await {
-            return std::future::pending().await;
-        }
-        let ms = u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX);
-        let unix_ms = deadline.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-        let started = Instant::now();
-        let req = self
-            .client
-            .get(&self.peers[replica])
-            .headers(headers)
-            .header(ATTEMPT_HEADER, k)
-            .header(TIMEOUT_HEADER, ms)
-            .header(DEADLINE_HEADER, unix_ms.to_string());
-        let mut code = None;
-        let answer = match req.send().await {
-            Ok(resp) => {
-                let status = resp.status();
-                code = Some(status.as_u16());
-                let hint = resp
-                    .headers()
-                    .get(reqwest::header::RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| parse_retry_after(v, SystemTime::now()));
-                let _ = resp.bytes().await;
-                if status.is_success() {
-                    Ok(())
-                } else {
-                    let honoured = matches!(self.retry_after, RetryAfter::Honour);
-                    Err(CallError::Status(status.as_u16(), hint.filter(|_| honoured)))
-                }
-            }
-            Err(_) => Err(CallError::Transport),
-        };
-        if !self.one_way().await {
-            return std::future::pending().await;
-        }
-        let _ = started;
-        // The span ends where the caller has the answer: after the body and the way back.
-        match (&mut copy.span, code) {
-            (Some(s), Some(c)) => s.answered(c),
-            (Some(s), None) => s.transport_error(),
-            _ => {}
-        }
-        copy.outcome = Some(if answer.is_ok() { AttemptOutcome::Ok } else { AttemptOutcome::Error });
-        if answer.is_ok() {
-            if let Some(w) = won {
-                w.store(true, Relaxed);
-            }
-        }
-        answer
     }
 }
 
