@@ -1,7 +1,5 @@
 //! `rebound experiment live`: S5's whole experiment on loopback, one run per policy.
 
-use crate::plot::{self, Panel, Series};
-use crate::table;
 use crate::usage::{duration_in, DAY, LIVE_MIN};
 use anyhow::{Context, Result};
 use rebound_live::experiment::{self, ExperimentConfig, ExperimentReport};
@@ -10,6 +8,9 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+
+mod show;
+use show::{draw, render};
 
 /// The experiments.
 #[derive(Debug, clap::Subcommand)]
@@ -224,70 +225,4 @@ fn config_of(args: &LiveArgs, spec: &Spec, exe: &std::path::Path) -> Result<Expe
         warmup: args.warmup,
         outage: args.outage,
     })
-}
-
-fn render(runs: &[Run]) -> String {
-    let rows: Vec<_> = runs
-        .iter()
-        .map(|r| {
-            let e = &r.report;
-            let n = e.load.series.len();
-            let tail = e.load.series[n.saturating_sub(20)..].iter().map(|s| s.ok).sum::<u64>() as f64
-                / 20f64.min(n as f64);
-            let peak = e.server_concurrency.iter().map(|p| p.1).max().unwrap_or(0);
-            vec![
-                r.policy.clone(),
-                format!("{:.1}", e.baseline),
-                format!("{tail:.1}"),
-                e.recovered_after.map_or("no".into(), |s| format!("yes, {s} s after SIGCONT")),
-                peak.to_string(),
-                e.load.timedout.to_string(),
-                format!("{:.2}", e.load.attempts_per_success),
-            ]
-        })
-        .collect();
-    table::render(
-        &[
-            "policy",
-            "OK/s before",
-            "OK/s last 20 s",
-            "recovered",
-            "peak server concurrency",
-            "timed out",
-            "attempts/success",
-        ],
-        &rows,
-    )
-}
-
-fn draw(path: &std::path::Path, runs: &[Run]) -> Result<()> {
-    let outage = runs.first().map(|r| (r.report.outage.0 as f64, r.report.outage.1 as f64));
-    let ok = runs
-        .iter()
-        .map(|r| Series {
-            name: r.policy.clone(),
-            points: r.report.load.series.iter().map(|s| (s.t as f64, s.ok as f64)).collect(),
-        })
-        .collect();
-    let conc = runs
-        .iter()
-        .map(|r| Series {
-            name: r.policy.clone(),
-            points: r.report.server_concurrency.iter().map(|&(t, c)| (t, c as f64)).collect(),
-        })
-        .collect();
-    let panel = |title: &str, y: &str, series| Panel {
-        title: title.into(),
-        x_label: "seconds".into(),
-        y_label: y.into(),
-        series,
-        shade: outage,
-    };
-    plot::draw(
-        path,
-        &[
-            panel("OK per second (server stopped in the shaded span)", "OK/s", ok),
-            panel("requests in the server (scraped from /metrics)", "concurrency", conc),
-        ],
-    )
 }

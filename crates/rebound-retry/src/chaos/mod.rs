@@ -34,6 +34,8 @@
 //! ```
 
 mod latency;
+#[cfg(feature = "serde")]
+mod text;
 
 pub use latency::Latency;
 
@@ -58,14 +60,14 @@ pub struct ChaosConfig {
     /// The status of an injected error: 500–599 (default 503).
     pub error_status: u16,
     /// Latency added before every request, in a service-time form.
-    #[cfg_attr(feature = "serde", serde(with = "display_fromstr"))]
+    #[cfg_attr(feature = "serde", serde(with = "text::display_fromstr"))]
     pub latency: Option<Latency>,
     /// The probability, in [0, 1], that a request is answered `429 Too Many Requests` (after
     /// the error draw).
     pub throttle_rate: f64,
     /// The `Retry-After` of injected 429s and errors, whole seconds in [0, 86 400] (none by
     /// default).
-    #[cfg_attr(feature = "serde", serde(with = "opt_secs"))]
+    #[cfg_attr(feature = "serde", serde(with = "text::opt_secs"))]
     pub retry_after: Option<Duration>,
     /// An outage window, as the lab's `[outage]`.
     pub outage: Option<Outage>,
@@ -89,10 +91,10 @@ impl Default for ChaosConfig {
 #[cfg_attr(feature = "serde", derive(serde::Deserialize))]
 pub struct Outage {
     /// When it begins.
-    #[cfg_attr(feature = "serde", serde(with = "secs"))]
+    #[cfg_attr(feature = "serde", serde(with = "text::secs"))]
     pub start: Duration,
     /// When it ends, > `start`, at most 24 h.
-    #[cfg_attr(feature = "serde", serde(with = "secs"))]
+    #[cfg_attr(feature = "serde", serde(with = "text::secs"))]
     pub end: Duration,
     /// What the dependency does meanwhile.
     #[cfg_attr(feature = "serde", serde(flatten))]
@@ -235,50 +237,5 @@ impl Chaos {
             return answer(delay, 429);
         }
         Fault::Pass { delay }
-    }
-}
-
-#[cfg(feature = "serde")]
-mod display_fromstr {
-    use crate::prelude::*;
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<super::Latency>, D::Error> {
-        let s = Option::<String>::deserialize(d)?;
-        s.map(|s| s.parse().map_err(serde::de::Error::custom)).transpose()
-    }
-}
-
-/// The error for a duration field that does not parse.
-#[cfg(feature = "serde")]
-fn not_a_duration(s: &str) -> alloc::string::String {
-    format!("expected a duration such as 10s, 1m30s or 250ms (see the spec's duration forms), got {s:?}")
-}
-
-#[cfg(feature = "serde")]
-mod secs {
-    use crate::prelude::*;
-    use core::time::Duration;
-    use serde::{Deserialize, Deserializer};
-
-    /// A duration as the lab writes it: `"10s"`, `"1m30s"`.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let s = String::deserialize(d)?;
-        crate::duration::parse(&s).ok_or_else(|| serde::de::Error::custom(super::not_a_duration(&s)))
-    }
-}
-
-#[cfg(feature = "serde")]
-mod opt_secs {
-    use crate::prelude::*;
-    use core::time::Duration;
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
-        Option::<String>::deserialize(d)?
-            .map(|s| {
-                crate::duration::parse(&s).ok_or_else(|| serde::de::Error::custom(super::not_a_duration(&s)))
-            })
-            .transpose()
     }
 }
