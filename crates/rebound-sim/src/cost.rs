@@ -51,10 +51,11 @@ use rebound_retry::Spec;
 use std::time::Duration;
 
 mod estimate;
+mod memory;
 mod throttled;
 mod waits;
-pub(crate) use estimate::static_bytes;
 pub use estimate::Estimate;
+pub(crate) use memory::static_bytes;
 pub use throttled::EVENTS_PER_REJECTION;
 pub use waits::attempts_per_call;
 

@@ -3,6 +3,7 @@
 
 use crate::prelude::*;
 mod config;
+mod counters;
 mod fast;
 mod machine;
 mod permit;
@@ -10,6 +11,8 @@ mod spec;
 mod window;
 
 pub use config::{CircuitBreakerBuilder, OpenDuration, SlowCalls, Trip, MAX_OPEN};
+pub use counters::BreakerCounters;
+use counters::{bump, Counters};
 pub use permit::BreakerPermit;
 pub use spec::BreakerSpec;
 pub use window::SlidingWindow;
@@ -61,43 +64,6 @@ impl fmt::Display for BreakerOpen {
 }
 
 impl core::error::Error for BreakerOpen {}
-
-/// Counts since the breaker was built (a snapshot, not read atomically as a set). Each counter
-/// is exact except `successes` while closed (on the fast path of a consecutive breaker or a
-/// count-window rate breaker without slow-call detection), which is counted without a locked
-/// instruction and may miss a few under concurrent successes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct BreakerCounters {
-    /// Calls reported successful.
-    pub successes: u64,
-    /// Calls reported failed.
-    pub failures: u64,
-    /// Calls reported slow (failed or not), with slow-call detection on.
-    pub slow_calls: u64,
-    /// Calls rejected without being made.
-    pub rejected: u64,
-    /// Half-open probes admitted.
-    pub probes: u64,
-    /// Transitions into open (trips).
-    pub opened: u64,
-    /// Transitions into closed (recoveries).
-    pub closed: u64,
-}
-
-#[derive(Debug, Default)]
-struct Counters {
-    successes: AtomicU64,
-    failures: AtomicU64,
-    slow_calls: AtomicU64,
-    rejected: AtomicU64,
-    probes: AtomicU64,
-    opened: AtomicU64,
-    closed: AtomicU64,
-}
-
-fn bump(c: &AtomicU64) {
-    c.fetch_add(1, Ordering::Relaxed);
-}
 
 /// A circuit breaker: stops calling a dependency that keeps failing, and probes it now and then.
 ///
@@ -221,17 +187,7 @@ impl CircuitBreaker {
 
     /// The counters so far.
     pub fn counters(&self) -> BreakerCounters {
-        let c = &self.counters;
-        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        BreakerCounters {
-            successes: get(&c.successes),
-            failures: get(&c.failures),
-            slow_calls: get(&c.slow_calls),
-            rejected: get(&c.rejected),
-            probes: get(&c.probes),
-            opened: get(&c.opened),
-            closed: get(&c.closed),
-        }
+        self.counters.snapshot()
     }
 
     /// Reports that the call failed.
