@@ -32,6 +32,7 @@ mod lean;
 mod state;
 
 pub use backoff::PolicyBackoff;
+pub use builder::PolicyBuilder;
 pub use lean::LeanBackoffState;
 pub use state::BackoffState;
 
@@ -116,24 +117,6 @@ enum Draw {
     Full,
     /// Any other jitter, drawn out of line.
     Other,
-}
-
-/// Builds a [`Policy`]. Setters are `const fn` and the builder is `Copy`; validation happens
-/// once, in [`PolicyBuilder::build`].
-///
-/// # Default
-/// No cap, no jitter, cap holds after jitter, no stop condition (retries forever: set one).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PolicyBuilder {
-    schedule: Schedule,
-    base: Duration,
-    cap: Option<Duration>,
-    jitter: Jitter,
-    jitter_after_cap: bool,
-    max_retries: Option<u64>,
-    max_attempts: Option<u64>,
-    max_elapsed: Option<Duration>,
-    stop_at: Option<Duration>,
 }
 
 impl Policy {

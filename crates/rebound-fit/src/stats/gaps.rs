@@ -103,41 +103,6 @@ pub struct GapFit {
     pub factor_ci: Option<f64>,
 }
 
-/// The model's parameters `(b, m, s)` from a free vector: `ln b`, `ln (m − 1)`, (unused), and
-/// `s` as `smin` (the smallest gap) times a logistic of `t[3]`.
-fn params(t: &[f64; 4], smin: f64, fixed: [bool; 4]) -> (f64, f64, f64) {
-    let m = if fixed[1] { 1.0 } else { 1.0 + t[1].clamp(-30.0, 3.0).exp() };
-    let s = if fixed[3] { 0.0 } else { smin / (1.0 + (-t[3]).exp()) };
-    (t[0].clamp(-30.0, 10.0).exp(), m, s)
-}
-
-/// Each stretch's lateness for `(b, m, s)` under jitter `lo`: `(s + μ, μ)` for
-/// [`Lateness::Tail`] (its mean and `μ`), `(c, σ)` for [`Lateness::Spread`].
-fn stretches(g: &Gaps, form: Lateness, lo: f64, (b, m, s): (f64, f64, f64), range: f64) -> Vec<(f64, f64)> {
-    let d = g.delays(b, m);
-    match form {
-        Lateness::Tail => g.tails(&d, lo, s, range).into_iter().map(|mu| (s + mu, mu)).collect(),
-        Lateness::Spread => g.spreads(&d, lo, range),
-    }
-}
-
-/// The log-likelihood of the gaps under jitter `lo`, the lateness `form` and `(b, m, s)`, each
-/// stretch's lateness its most likely ([`Gaps::tails`], [`Gaps::spreads`]).
-fn loglik(g: &Gaps, form: Lateness, lo: f64, (b, m, s): (f64, f64, f64), range: f64) -> f64 {
-    let d = g.delays(b, m);
-    let per = stretches(g, form, lo, (b, m, s), range);
-    (0..g.x.len())
-        .map(|i| {
-            let (x, d, (_, v)) = (g.x[i], d[g.k[i]], per[g.stretch[i]]);
-            match form {
-                Lateness::Tail => density(x, d, lo, s, v, range).0,
-                Lateness::Spread => spread::density(x, d, lo, per[g.stretch[i]].0, v, range).0,
-            }
-            .ln()
-        })
-        .sum()
-}
-
 /// A candidate's fit: its Akaike criterion, the fit, the search's vector, its fixed coordinates
 /// and the jitter's low end.
 type Candidate = (f64, GapFit, [f64; 4], [bool; 4], f64);
@@ -243,18 +208,13 @@ pub fn fit(gaps: &[Vec<(f64, f64)>], kinds: &[usize]) -> Option<GapFit> {
     Some(fit)
 }
 
-/// The parameters a candidate fits: its free coordinates, and one per stretch for the tail's
-/// `μ` or two for the spread's `(c, σ)`.
-fn free(fixed: [bool; 4], form: Lateness, stretches: usize) -> f64 {
-    let per = if form == Lateness::Tail { 1 } else { 2 };
-    (fixed.iter().filter(|f| !**f).count() + per * stretches) as f64
-}
-
 mod bootstrap;
 mod lateness;
+mod likelihood;
 mod simplex;
 mod spread;
-use lateness::{density, Gaps};
+use lateness::Gaps;
+use likelihood::{free, loglik, params, stretches};
 use simplex::nelder_mead;
 
 #[cfg(test)]

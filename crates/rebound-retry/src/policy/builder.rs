@@ -3,6 +3,24 @@
 
 use super::*;
 
+/// Builds a [`Policy`]. Setters are `const fn` and the builder is `Copy`; validation happens
+/// once, in [`PolicyBuilder::build`].
+///
+/// # Default
+/// No cap, no jitter, cap holds after jitter, no stop condition (retries forever: set one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PolicyBuilder {
+    pub(super) schedule: Schedule,
+    pub(super) base: Duration,
+    pub(super) cap: Option<Duration>,
+    pub(super) jitter: Jitter,
+    pub(super) jitter_after_cap: bool,
+    pub(super) max_retries: Option<u64>,
+    pub(super) max_attempts: Option<u64>,
+    pub(super) max_elapsed: Option<Duration>,
+    pub(super) stop_at: Option<Duration>,
+}
+
 impl PolicyBuilder {
     pub(super) const fn new(schedule: Schedule, base: Duration) -> Self {
         PolicyBuilder {
