@@ -1,6 +1,10 @@
 //! One live run of a stack: start the processes, run the users, do the outage, scrape, watch
 //! for a process that dies, and end everything — in that order, on every way out.
 
+mod check;
+
+pub use check::check;
+
 use super::processes::{self, Launch};
 use super::series::Recording;
 use super::traced::{self, Parts, TracesOut, TracesReport};
@@ -20,13 +24,6 @@ use tokio::time::Instant;
 /// Time a run may take past the scenario's `duration` once its processes are up: 30 s (the
 /// load's wind-down, the last scrape, reaping).
 pub const MARGIN: Duration = Duration::from_secs(30);
-
-/// Most service processes a live run starts (replicas counted): 16.
-pub const MAX_PROCESSES: u32 = 16;
-
-/// The highest open-loop rate a live run offers: 100,000 requests/s (far past what one
-/// machine's loopback serves through a stack; `--scale` brings a scenario under it).
-pub const MAX_OPEN_RATE: f64 = 100_000.0;
 
 /// One live run's parameters.
 #[derive(Debug, Clone)]
@@ -55,51 +52,6 @@ pub struct TwinRun {
     pub fidelity: fidelity::Fidelity,
     /// What the run's traces file holds, when recorded.
     pub traces: Option<TracesReport>,
-}
-
-/// Refuses what the live twin cannot run, naming the scenario key (a usage error).
-///
-/// # Errors
-/// [`LiveError::NotLive`].
-pub fn check(s: &Scenario) -> Result<(), LiveError> {
-    let no =
-        |field: &str, reason: &str| Err(LiveError::NotLive { field: field.into(), reason: reason.into() });
-    if s.services.is_empty() {
-        return no("service", "the live twin runs [[service]] scenarios; S5's server runs with `rebound experiment live` without --scenario");
-    }
-    let processes: u32 = s.services.iter().map(|v| v.replicas.max(1)).sum();
-    if processes > MAX_PROCESSES {
-        return no(
-            "service.replicas",
-            &format!(
-                "{processes} processes in all; the live twin starts at most {MAX_PROCESSES} on one machine"
-            ),
-        );
-    }
-    let c = &s.clients;
-    let peak = rebound_sim::scenario::load::schedule(s).iter().map(|l| l.1).fold(0.0, f64::max);
-    if c.rate.is_some() && peak > MAX_OPEN_RATE {
-        let field = if c.phases.is_empty() { "clients.rate" } else { "clients.phase.rate" };
-        return no(field, &format!("{peak}/s at its peak; at most {MAX_OPEN_RATE}/s live (use --scale)"));
-    }
-    if c.rate.is_none() && c.think.is_zero() {
-        return no("clients.think", "must be > 0 live (the load generator's users think between requests)");
-    }
-    if c.latency.is_some() || c.loss > 0.0 {
-        return no(
-            "clients.latency",
-            "the users' link is loopback live: remove clients.latency and clients.loss",
-        );
-    }
-    if c.budget_scope.per_client() {
-        return no(
-            "clients.budget_scope",
-            "the live users are one load process sharing one budget and retry breaker: use \"shared\"",
-        );
-    }
-    // Every service's own refusals, here rather than in its process once the others run.
-    crate::stack::refusals(s)?;
-    outage::mechanism(s).map(|_| ())
 }
 
 struct TempScenario(PathBuf);
