@@ -11,6 +11,8 @@ use crate::sync::AtomicU64;
 use crate::time::Instant;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
+mod half_open;
+
 const CLOSED: u64 = 0;
 const OPEN: u64 = 1;
 const HALF_OPEN: u64 = 2;
@@ -149,25 +151,6 @@ impl CircuitBreaker {
         result
     }
 
-    fn admit_probe(&self, m: &mut Machine, now: Instant) -> Result<BreakerPermit, BreakerOpen> {
-        let lost = now.saturating_duration_since(m.last_probe) >= self.cfg.open_for(0);
-        if m.issued >= self.cfg.probes && lost {
-            // Probes out for a whole open duration and not reported: presumed lost. A new
-            // generation so that their late outcomes do not count.
-            m.generation = m.generation.wrapping_add(1) & (u64::MAX >> 2);
-            self.packed.store(m.generation << 2 | HALF_OPEN, Ordering::Release);
-            m.issued = 0;
-            m.probe_outcomes = Totals::default();
-        }
-        if m.issued >= self.cfg.probes {
-            return Err(BreakerOpen { retry_after: None });
-        }
-        m.issued += 1;
-        m.last_probe = now;
-        bump(&self.counters.probes);
-        Ok(BreakerPermit::new(m.generation, offset(self.origin, now), true))
-    }
-
     /// Records an outcome (every path but the closed fast path's successes, `fast.rs`).
     pub(super) fn record(&self, permit: BreakerPermit, failed: bool, clock: &impl Clock) {
         let probe = permit.is_probe();
@@ -225,22 +208,6 @@ impl CircuitBreaker {
             (Trip::Rate { .. }, None) => false,
         };
         trip.then(|| self.enter(m, BreakerState::Open, now()))
-    }
-
-    fn record_probe(&self, m: &mut Machine, failed: bool, slow: bool, now: Instant) -> Option<StateChange> {
-        let t = &mut m.probe_outcomes;
-        t.calls += 1;
-        t.failures += u64::from(failed);
-        t.slow += u64::from(slow);
-        let totals = *t;
-        let to = match self.cfg.trip {
-            Trip::Consecutive { .. } if failed => Some(BreakerState::Open),
-            _ if totals.calls < u64::from(self.cfg.probes) => None,
-            Trip::Consecutive { .. } => Some(BreakerState::Closed),
-            Trip::Rate { .. } if self.over_threshold(totals) => Some(BreakerState::Open),
-            Trip::Rate { .. } => Some(BreakerState::Closed),
-        };
-        to.map(|to| self.enter(m, to, now))
     }
 
     /// Whether failures (or slow calls) are at or above their thresholds among `t.calls`.

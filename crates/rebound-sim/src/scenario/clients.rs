@@ -43,7 +43,7 @@ pub struct Clients {
     pub arrivals: Arrivals,
     /// A load profile (`[[clients.phase]]`): from each phase's `start` to its `end`, its `rate`
     /// (open loop) or `count` (closed loop) replaces the base one. In time order, not
-    /// overlapping, at most 1000 ([`load::MAX_PHASES`]).
+    /// overlapping, at most 1000 ([`load::MAX_PHASES`](super::load::MAX_PHASES)).
     #[serde(rename = "phase", skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub phases: Vec<Phase>,
