@@ -3,7 +3,7 @@
 # a Rust discrete-event simulator), whole-process CPU seconds side by side, in one sitting.
 #
 # A: an M/M/1/K queue at rho = 0.8 (Poisson arrivals at 800/s, one server at 1000/s, K = 10),
-#    every attempt with a 1 s timeout event, 1.2 M requests (1500 s); B: the same, a shed attempt
+#    every attempt with a 1 s timeout event, 1.2 M requests (1500 s, or SIM_SECONDS); B: the same, a shed attempt
 #    retried at once up to 3 times. Rebound runs crates/rebound-sim/benches/scenarios/mm1k-{a,b}.toml
 #    lengthened to 1500 s; DesCartes runs the same model written on its engine (below: one
 #    component, its own Poisson and exponential samplers, as its examples/metastable_retry_storm.rs).
@@ -14,6 +14,9 @@
 #                        its GitHub repository)
 #        DESCARTES_DIR   where to build it, outside this workspace (default /tmp/rebound-descartes)
 #        REBOUND_BIN     a release `rebound` binary to time instead of building this checkout's
+#        SIM_SECONDS     simulated seconds of each run (default 1500, in 1..=86400): where a run
+#                        takes only a tenth of a second, GNU time's 10 ms resolution moves the
+#                        ratio by up to 10 %; 15000 makes both runs ten times longer
 # Needs: git, cargo, GNU time (/usr/bin/time). Prints each tool's minimum and median CPU
 # seconds (user + system) over the repetitions, run in turn (Rebound, DesCartes, Rebound, ...),
 # and the ratio of the minima.
@@ -21,6 +24,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
 [[ $reps =~ ^[1-9][0-9]?$ ]] || { echo "error: REPS must be a number in 1..99, got '$reps'" >&2; exit 2; }
+sim_s=${SIM_SECONDS:-1500}
+{ [[ $sim_s =~ ^[1-9][0-9]{0,4}$ ]] && [ "$sim_s" -le 86400 ]; } ||
+    { echo "error: SIM_SECONDS must be a number in 1..=86400, got '$sim_s'" >&2; exit 2; }
 src=${DESCARTES_GIT:-https://github.com/rupakm/DesCartes}
 dir=${DESCARTES_DIR:-/tmp/rebound-descartes}
 commit=fd5a6919dcfadeccc092d4eb7e63cd93de702f74 # the version measured in the guide (2026-11)
@@ -181,7 +187,7 @@ else
 fi
 descartes="$dir/target/release/mm1k-descartes"
 for s in a b; do
-    sed 's/^duration = .*/duration = "1500s"/' "crates/rebound-sim/benches/scenarios/mm1k-$s.toml" >"$dir/mm1k-$s.toml"
+    sed "s/^duration = .*/duration = \"${sim_s}s\"/" "crates/rebound-sim/benches/scenarios/mm1k-$s.toml" >"$dir/mm1k-$s.toml"
 done
 
 # cpu COMMAND... -> user + system seconds of the whole process (its output to $dir/last.out)
@@ -201,7 +207,7 @@ for row in "A|0|a" "B|3|b"; do
     for _ in $(seq "$reps"); do
         cpu "$rebound" storm --scenario "$dir/mm1k-$s.toml" --seed 1 --json >>"$dir/r.txt"
         reb_out=$(grep -oE '"(attempts|errors|events)": [0-9]+' "$dir/last.out" | awk 'NR <= 3' | tr -d '"' | tr '\n' ' ')
-        cpu "$descartes" "$retries" 1500 1 >>"$dir/d.txt"
+        cpu "$descartes" "$retries" "$sim_s" 1 >>"$dir/d.txt"
         desc_out=$(cat "$dir/last.out")
     done
     read -r rmin rmed < <(stats <"$dir/r.txt")
@@ -210,4 +216,4 @@ for row in "A|0|a" "B|3|b"; do
     echo "   Rebound $name: $reb_out(shed fraction of attempts: errors / attempts for A)" >&2
     echo "   DesCartes $name: $desc_out" >&2
 done
-echo "(load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores)"
+echo "($sim_s simulated seconds a run; load average at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores)"
