@@ -1,5 +1,6 @@
-//! Circuit breakers ([`CircuitBreaker`]): the shared state, the public types and the closed
-//! fast path; the state machine is in `machine`, the configuration in `config`.
+//! Circuit breakers ([`CircuitBreaker`]): the shared state and the public types; the closed
+//! fast path is in `fast`, the state machine in `machine` (half-open in `machine/half_open`),
+//! the configuration in `config`, the counters in `counters`.
 
 use crate::prelude::*;
 mod config;

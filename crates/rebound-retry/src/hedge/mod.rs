@@ -1,5 +1,5 @@
-//! Hedged requests ([`hedge_async`]): the policy and the builder; the loop is in `run`, the
-//! latency tracker of the adaptive delay in `latency`.
+//! Hedged requests ([`hedge_async`]): the builder; the policy is in `policy`, the loop in
+//! `run`, the latency tracker of the adaptive delay in `latency`.
 
 mod latency;
 mod policy;
