@@ -1,6 +1,8 @@
 //! The users of a scenario (`[clients]`): a closed loop of `count` users thinking between
 //! requests, or an open loop at `rate`, with their timeout, policy scope and link.
 
+#[cfg(doc)]
+use super::load;
 use super::{Arrivals, Phase};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -43,7 +45,7 @@ pub struct Clients {
     pub arrivals: Arrivals,
     /// A load profile (`[[clients.phase]]`): from each phase's `start` to its `end`, its `rate`
     /// (open loop) or `count` (closed loop) replaces the base one. In time order, not
-    /// overlapping, at most 1000 ([`load::MAX_PHASES`](super::load::MAX_PHASES)).
+    /// overlapping, at most 1000 ([`load::MAX_PHASES`]).
     #[serde(rename = "phase", skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "schema", schemars(!skip_serializing_if))]
     pub phases: Vec<Phase>,
