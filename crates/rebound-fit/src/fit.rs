@@ -55,7 +55,7 @@ pub fn build(
         arrivals: if a.constant { "constant" } else { "poisson" },
         phases: a.phases,
         retries: users_edge.map(EdgeAcc::retries),
-        timeout_s: users_edge.and_then(|e| common_duration(&e.failed_durations.sorted()).map(|t| t.0)),
+        timeout_s: users_edge.and_then(timeout_of).map(|t| t.0),
     };
     let mut services = Vec::new();
     for &s in &order {
@@ -125,7 +125,7 @@ fn edge_fit(from: String, to: String, requests: u64, e: &EdgeAcc) -> EdgeFit {
     }
     let fanout_mean = calls as f64 / requests.max(1) as f64;
     let probabilities = entry_probabilities(&fanout);
-    let timeout = common_duration(&e.failed_durations.sorted());
+    let timeout = timeout_of(e);
     EdgeFit {
         from,
         to,
@@ -198,6 +198,23 @@ fn external_time(mean: f64) -> TimeFit {
         form: "exponential",
         service_time: format!("exponential:{}", crate::fmt_duration(m)),
     }
+}
+
+/// An edge's per-attempt timeout: the duration its unanswered attempts share
+/// ([`common_duration`]), unless an attempt of the edge lasted longer than it (more than 5 %
+/// and 5 ms past it, room for the caller's lateness in ending a timed-out span): no attempt
+/// outlasts its timeout, so a short common duration of failures that came back at once (lost
+/// connections) is not one. Seen 2026-11-29: three front → api connection errors at 189 µs
+/// were written as a 189 µs timeout, where the edge's answered attempts took milliseconds, and
+/// `storm` on that scenario timed out every call.
+pub fn timeout_of(e: &EdgeAcc) -> Option<(f64, usize)> {
+    common_duration(&e.failed_durations.sorted()).filter(|&(t, _)| outlasted_by(t, e.attempt_m.max))
+}
+
+/// Whether no attempt outlasted a timeout `t` (s), the longest of them `longest` (s), within
+/// 5 % and 5 ms.
+fn outlasted_by(t: f64, longest: f64) -> bool {
+    longest <= t * 1.05 + 0.005
 }
 
 /// The duration most failed attempts share (within 2 %): `(its median, how many)`, when at

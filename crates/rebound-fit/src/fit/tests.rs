@@ -19,3 +19,13 @@ fn a_common_duration_is_a_timeout() {
     assert_eq!(super::common_duration(&v), Some((1.002, 5)));
     assert_eq!(super::common_duration(&[0.1, 0.5, 0.9]), None);
 }
+
+#[test]
+fn a_timeout_is_one_no_attempt_outlasted() {
+    // Attempts cut at 500 ms end there, a few ms late at most: a timeout.
+    assert!(super::outlasted_by(0.5, 0.503));
+    assert!(super::outlasted_by(0.010, 0.014));
+    // Three connection errors at 189 µs, answered attempts up to 34 ms: not a timeout.
+    assert!(!super::outlasted_by(189e-6, 0.034));
+    assert!(!super::outlasted_by(0.5, 0.6));
+}
