@@ -208,12 +208,12 @@ fn external_time(mean: f64) -> TimeFit {
 /// were written as a 189 µs timeout, where the edge's answered attempts took milliseconds, and
 /// `storm` on that scenario timed out every call.
 pub fn timeout_of(e: &EdgeAcc) -> Option<(f64, usize)> {
-    common_duration(&e.failed_durations.sorted()).filter(|&(t, _)| outlasted_by(t, e.attempt_m.max))
+    common_duration(&e.failed_durations.sorted()).filter(|&(t, _)| none_outlast(t, e.attempt_m.max))
 }
 
-/// Whether no attempt outlasted a timeout `t` (s), the longest of them `longest` (s), within
-/// 5 % and 5 ms.
-fn outlasted_by(t: f64, longest: f64) -> bool {
+/// Whether no attempt outlasted a timeout `t` (s) — the longest lasting `longest` (s) — by more
+/// than 5 % and 5 ms.
+fn none_outlast(t: f64, longest: f64) -> bool {
     longest <= t * 1.05 + 0.005
 }
 

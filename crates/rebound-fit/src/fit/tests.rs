@@ -23,9 +23,9 @@ fn a_common_duration_is_a_timeout() {
 #[test]
 fn a_timeout_is_one_no_attempt_outlasted() {
     // Attempts cut at 500 ms end there, a few ms late at most: a timeout.
-    assert!(super::outlasted_by(0.5, 0.503));
-    assert!(super::outlasted_by(0.010, 0.014));
+    assert!(super::none_outlast(0.5, 0.503));
+    assert!(super::none_outlast(0.010, 0.014));
     // Three connection errors at 189 µs, answered attempts up to 34 ms: not a timeout.
-    assert!(!super::outlasted_by(189e-6, 0.034));
-    assert!(!super::outlasted_by(0.5, 0.6));
+    assert!(!super::none_outlast(189e-6, 0.034));
+    assert!(!super::none_outlast(0.5, 0.6));
 }
