@@ -140,7 +140,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         plot::draw(path, &[panel(&advice)])?;
     }
     if args.json {
-        output::line(&serde_json::to_string_pretty(&advice)?)?;
+        output::json(&advice)?;
         return Ok(ExitCode::SUCCESS);
     }
     let mut text = format!("recommended: {}\n", advice.spec);

@@ -114,7 +114,7 @@ pub fn run_with(args: Args, source: Cells) -> anyhow::Result<ExitCode> {
     };
     bar.finish_and_clear();
     if args.json {
-        output::line(&serde_json::to_string_pretty(&points)?)?;
+        output::json(&points)?;
     } else {
         output::text(&render(&sweep, &points))?;
     }

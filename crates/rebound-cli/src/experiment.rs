@@ -193,7 +193,7 @@ pub fn run(command: Command) -> Result<ExitCode> {
         runs.push(Run { policy: spec.to_string(), report });
     }
     if args.json {
-        crate::output::line(&serde_json::to_string_pretty(&runs)?)?;
+        crate::output::json(&runs)?;
     } else {
         crate::output::text(&render(&runs))?;
     }

@@ -112,7 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut printer = Every5s::new(!args.json, "");
     let report = rt.block_on(load::run(config, crate::shutdown_signal(), |s| printer.print(s)))?;
     if args.json {
-        crate::output::line(&serde_json::to_string_pretty(&report)?)?;
+        crate::output::json(&report)?;
     } else {
         crate::output::text(&summary(&report))?;
     }

@@ -86,6 +86,31 @@ pub fn line(s: &str) -> Result<(), OutputError> {
     text(&format!("{s}\n"))
 }
 
+/// Writes `value` as pretty-printed JSON and a newline to standard output, streamed through a
+/// 64 KiB buffer rather than built as one string: `storm --json` over 15,000 simulated seconds
+/// writes 7.7 MB, and the string, grown and then copied once more for its newline, cost the
+/// run 7 % of its CPU in page faults (issue 40, `perf record` on scenario A).
+///
+/// # Errors
+/// [`OutputError`] when stdout cannot be written (what was serialized before stays written);
+/// serde_json's error when `value` cannot be serialized.
+pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let mut capture = CAPTURE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(buf) = capture.as_mut() {
+        serde_json::to_writer_pretty(&mut *buf, value)?;
+        buf.push(b'\n');
+        return Ok(());
+    }
+    drop(capture);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.is_io() {
+        true => anyhow::Error::new(OutputError(e.into())),
+        false => anyhow::Error::new(e),
+    })?;
+    out.write_all(b"\n").and_then(|()| out.flush()).map_err(OutputError)?;
+    Ok(())
+}
+
 /// Writes a line for status updates from inside a run, where an error cannot be returned: the
 /// first failure is remembered and later lines are dropped; [`status_error`] hands it back.
 pub fn status_line(s: &str) {

@@ -134,7 +134,7 @@ fn policy(args: &Args, p: &Policy) -> Result<()> {
     let stop = run.stop.map(|r| r.to_string());
     if args.json {
         let out = PolicyOutput { policy: args.spec.to_string(), delays: &delays, stop };
-        return Ok(output::line(&serde_json::to_string_pretty(&out)?)?);
+        return output::json(&out);
     }
     let rows: Vec<Vec<String>> = delays
         .iter()
@@ -183,7 +183,7 @@ fn responsive(args: &Args, config: &ResponsiveConfig) -> Result<()> {
     };
     if args.json {
         let out = ResponsiveOutput { policy: args.spec.to_string(), steps: &steps, metrics: &metrics };
-        return Ok(output::line(&serde_json::to_string_pretty(&out)?)?);
+        return output::json(&out);
     }
     let rows: Vec<Vec<String>> = steps
         .iter()

@@ -6,7 +6,7 @@ mod text;
 
 use bench::bench;
 pub use text::{describe, document};
-use text::{first_screen, panels};
+use text::{first_screen, panels, print_document};
 
 use crate::output;
 use crate::plot::{self, Panel, Series};
@@ -139,7 +139,7 @@ pub fn run_with(args: Args, cells: crate::shard::Cells) -> Result<ExitCode> {
     let charts =
         || if stack { crate::stack::panels(&scenario, &reports) } else { panels(&scenario, &reports) };
     if args.json {
-        output::line(&document(&scenario, &reports)?)?;
+        print_document(&scenario, &reports)?;
     } else {
         output::text(&text())?;
     }

@@ -166,7 +166,7 @@ pub fn run_with(args: Args, source: Cells) -> Result<ExitCode> {
             seed: base.seed,
             runs: &runs,
         };
-        output::line(&serde_json::to_string_pretty(&out)?)?;
+        output::json(&out)?;
     } else {
         output::text(&render_text(&policies, &clients, &runs))?;
     }

@@ -50,6 +50,19 @@ fn a_shard_document_on_a_full_disk_or_a_closed_pipe() {
 }
 
 #[test]
+fn a_json_document_streamed_to_a_full_disk_or_a_closed_pipe() {
+    // `--json` documents are streamed through a buffer (issue 40), not written as one string:
+    // a failed write midway is still one line and exit 1, a closed pipe still quiet.
+    let storm = ["storm", "--seed", "1", "--json"];
+    let sweep = ["sweep", "--json", "--clients", "50", "--policy", "constant:base=1s"];
+    for args in [&storm[..], &sweep[..]] {
+        let err = to_full_disk(args);
+        assert!(err.contains("cannot write to standard output: No space left"), "{err}");
+        to_closed_pipe(args);
+    }
+}
+
+#[test]
 fn the_labs_url_line_on_a_full_disk_or_a_closed_pipe() {
     let err = to_full_disk(&["lab", "--listen", "127.0.0.1:0"]);
     assert!(err.contains("cannot write to standard output"), "{err}");

@@ -123,7 +123,7 @@ pub fn stopped(replay: &Replay, round: usize, plan: bool, wall_s: f64) -> Result
     let Some(r) = replay.stopped() else { bail!("the search stopped without a round") };
     if plan {
         let doc = PlanDoc { round, done: false, runs: r.jobs.len(), work: &r.jobs };
-        crate::output::line(&serde_json::to_string_pretty(&doc)?)?;
+        crate::output::json(&doc)?;
         return Ok(());
     }
     let shard = replay.shard().context("a shard")?;
@@ -141,7 +141,7 @@ pub fn stopped(replay: &Replay, round: usize, plan: bool, wall_s: f64) -> Result
 /// What `--plan` prints once the search needs nothing more.
 pub fn done(round: usize) -> Result<()> {
     let doc = PlanDoc { round, done: true, runs: 0, work: &[] };
-    crate::output::line(&serde_json::to_string_pretty(&doc)?)?;
+    crate::output::json(&doc)?;
     Ok(())
 }
 

@@ -44,7 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         let mut v = serde_json::to_value(&fit)?;
         v["scenario"] = serde_json::Value::String(scenario);
-        crate::output::line(&serde_json::to_string_pretty(&v)?)?;
+        crate::output::json(&v)?;
     } else if let Some(path) = &args.out {
         crate::output::text(&summary::render(&fit, path))?;
     } else {

@@ -58,7 +58,7 @@ pub(super) fn write(
                 })
                 .collect(),
         };
-        output::line(&serde_json::to_string_pretty(&out)?)?;
+        output::json(&out)?;
     } else {
         output::text(&render_text(base, policies, axes, maps, args.runs))?;
     }

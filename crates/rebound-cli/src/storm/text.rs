@@ -34,6 +34,14 @@ pub fn document(scenario: &Scenario, reports: &[StormReport]) -> Result<String> 
     Ok(serde_json::to_string_pretty(&Output { scenario, policies: reports })?)
 }
 
+/// Writes [`document`] and a newline to standard output, streamed ([`output::json`]).
+///
+/// # Errors
+/// As [`output::json`].
+pub(super) fn print_document(scenario: &Scenario, reports: &[StormReport]) -> Result<()> {
+    output::json(&Output { scenario, policies: reports })
+}
+
 /// One line describing a scenario.
 pub fn describe(s: &Scenario) -> String {
     let h = |d: Duration| humantime::format_duration(d).to_string();
