@@ -16,9 +16,12 @@
 //! and the lanes' fronts, by the same `(time, order)` key, so lanes change the speed and never
 //! the order of events.
 
+mod ahead;
 mod history;
 mod lanes;
 mod time;
+
+pub use ahead::{Ahead, FAR, NEAR};
 
 pub(crate) use time::trunc_nanos;
 pub(crate) use time::SecondOf;
@@ -66,24 +69,6 @@ const SEQ_STEP: u64 = 2;
 /// The number of FIFO lanes (the service graph's: S5's ticks, the users' timeouts, and the
 /// timeouts of calls with the two first distinct timeouts; issue 40).
 pub const LANES: usize = 4;
-
-/// How many events ahead of the next one of its source [`EventQueue::pop_ahead`] shows an event
-/// with [`Ahead::Near`]. A cache miss takes about as long as a few events' work, so the state
-/// of an event this far ahead arrives in time; tuned on `rebound storm --bench --clients N`.
-pub const NEAR: usize = 8;
-/// How many events ahead [`EventQueue::pop_ahead`] shows an event with [`Ahead::Far`]: twice
-/// [`NEAR`], so that what a far look fetched (a server's slot) can be read by the near look to
-/// find what to fetch next (the slot's client).
-pub const FAR: usize = 16;
-
-/// Which look of [`EventQueue::pop_ahead`] an event is shown with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ahead {
-    /// [`NEAR`] events ahead of its source's next.
-    Near,
-    /// [`FAR`] events ahead.
-    Far,
-}
 
 impl<E, S: Scheduler<E>> std::fmt::Debug for EventQueue<E, S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -3,7 +3,7 @@
 use super::service::{Svc, SvcKind};
 use super::topology::Topology;
 use super::users::Users;
-use crate::queue::{nanos, EventQueue, Nanos, SECOND};
+use crate::queue::{nanos, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::Retrier;
 use crate::scenario::{OutageKind, Scenario};
@@ -31,7 +31,7 @@ pub enum Until {
 pub(super) struct Engine<'a> {
     pub sc: &'a Scenario,
     pub topo: Topology,
-    pub q: EventQueue<Ev>,
+    pub q: super::events::Events,
     pub rng: SmallRng,
     /// The users' think time, in ns (rate per ns); `None`: none (`clients.think = 0s`).
     pub think: Option<Exp<f64>>,

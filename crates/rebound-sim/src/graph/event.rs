@@ -1,6 +1,7 @@
 //! What happens in a service-graph run: its events, who waits for an answer, and which state
 //! an event will touch (for prefetching it).
 
+use super::events::Packed;
 use super::service::{Svc, SvcKind};
 use super::topology::Topology;
 use super::users::Users;
@@ -117,40 +118,41 @@ pub(super) enum Ev {
 /// fetched: the user's record, the slot), and the backoff state of a user starting a request
 /// after a failed one; far, a service event's request slot, and near, what that slot names
 /// ([`prefetch_job`]).
-#[inline(always)]
-pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Ev, look: Ahead) {
-    match (*ev, look) {
-        (Ev::Timeout(c, _), Ahead::Far) => users.prefetch(c),
+#[inline(never)]
+pub(super) fn prefetch(users: &Users, retrier: &Retrier, svcs: &[Svc], ev: &Packed, look: Ahead) {
+    use super::events::kind::{ADMITTED, CALL_RETRY, CALL_TIMEOUT, RETRY, THINK, TICK, TIMEOUT, WORK};
+    let (a, b, s) = (ev.a(), ev.b(), ev.service());
+    match (ev.kind(), look) {
+        (TIMEOUT, Ahead::Far) => users.prefetch(a),
         // A send: with many users, also the backoff state a shed (a failure at once) reads.
-        (Ev::Think(c) | Ev::Retry(c) | Ev::Admitted(c), Ahead::Far) => {
-            users.prefetch(c);
+        (THINK | RETRY | ADMITTED, Ahead::Far) => {
+            users.prefetch(a);
             if users.many() {
-                retrier.prefetch_failure(c);
+                retrier.prefetch_failure(a);
             }
         }
         // The backoff state only for a timeout that will fail an attempt: one whose user still
         // waits for it (the record came with the far look; most timeouts find their user
         // answered). A new request reads the state only if its last one failed, a retry not at
         // all (it sends).
-        (Ev::Timeout(c, seq), Ahead::Near) if users.waits_for(c, seq) => retrier.prefetch_failure(c),
+        (TIMEOUT, Ahead::Near) if users.waits_for(a, b) => retrier.prefetch_failure(a),
         // A new request after a failed one resets the backoff state (fetched far with many users).
-        (Ev::Think(c), Ahead::Near) if !users.many() && users.failed(c) => retrier.prefetch(c),
+        (THINK, Ahead::Near) if !users.many() && users.failed(a) => retrier.prefetch(a),
         // A service event's request slot: at scale, tens of thousands of slots a service.
-        (Ev::Work(s, j, _) | Ev::CallTimeout(s, j, _) | Ev::CallRetry(s, j, _), Ahead::Far) => {
+        (WORK | CALL_TIMEOUT | CALL_RETRY, Ahead::Far) => {
             if let Some(svc) = svcs.get(s as usize) {
-                crate::prefetch::prefetch_at(&svc.jobs, j as usize);
+                crate::prefetch::prefetch_at(&svc.jobs, a as usize);
             }
         }
-        (Ev::Work(s, j, x) | Ev::CallTimeout(s, j, x) | Ev::CallRetry(s, j, x), Ahead::Near) => {
-            let timeout = matches!(ev, Ev::CallTimeout(..));
-            prefetch_job(users, retrier, svcs, s, j, x, timeout);
+        (WORK | CALL_TIMEOUT | CALL_RETRY, Ahead::Near) => {
+            prefetch_job(users, retrier, svcs, s, a, b, ev.kind() == CALL_TIMEOUT);
         }
-        (Ev::Tick(s, slot, gen), look) => {
+        (TICK, look) => {
             if let Some(SvcKind::S5(server)) = svcs.get(s as usize).map(|s| &s.kind) {
                 match look {
-                    Ahead::Far => server.prefetch(slot),
+                    Ahead::Far => server.prefetch(a),
                     Ahead::Near => {
-                        if let Some(Caller::User(u)) = server.client_of(slot, gen).map(Caller::decode) {
+                        if let Some(Caller::User(u)) = server.client_of(a, b).map(Caller::decode) {
                             users.prefetch(u);
                         }
                     }

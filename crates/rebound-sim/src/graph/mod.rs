@@ -102,6 +102,7 @@ pub(crate) use config::latency_option;
 mod defense;
 mod engine;
 mod event;
+mod events;
 mod finish;
 mod hedge;
 mod job;

@@ -3,12 +3,12 @@
 
 use super::engine::{Caller, Engine, Ev, TICKS};
 use super::service::SvcKind;
-use crate::queue::{EventQueue, Nanos};
+use crate::queue::Nanos;
 use crate::server::{Ticks, WAKE};
 
 /// The event queue as service `s`'s S5 server schedules its ticks.
 pub(super) struct S5Ticks<'a> {
-    pub q: &'a mut EventQueue<Ev>,
+    pub q: &'a mut super::events::Events,
     pub s: u16,
 }
 

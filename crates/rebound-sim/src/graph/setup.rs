@@ -4,7 +4,7 @@ use super::engine::{CallLanes, Engine, Ev, Measured};
 use super::service::{Svc, SvcKind};
 use super::topology::Topology;
 use super::users::Users;
-use crate::queue::{nanos, EventQueue, Nanos, SECOND};
+use crate::queue::{nanos, Nanos, SECOND};
 use crate::report::Recorder;
 use crate::retrier::{client_seed, Retrier};
 use crate::scenario::{OutageKind, Scenario};
@@ -29,7 +29,7 @@ impl<'a> Engine<'a> {
         let svcs = (0..topo.nodes.len()).map(|i| Svc::new(sc, &topo, i)).collect();
         let mut e = Engine {
             sc,
-            q: EventQueue::new(),
+            q: super::events::Events::new(),
             rng: SmallRng::seed_from_u64(sc.seed),
             think: (!sc.clients.think.is_zero())
                 .then(|| Exp::new(1.0 / sc.clients.think.as_nanos() as f64).expect("think > 0 is finite")),
