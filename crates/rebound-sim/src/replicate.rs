@@ -213,16 +213,21 @@ fn replicate<E: Send>(
     run: impl Fn(&Scenario, &Spec) -> Result<StormReport, E> + Sync,
 ) -> Result<Vec<StormReport>, E> {
     let runs = runs.clamp(1, MAX_RUNS) as usize;
-    let results: Vec<(RunSummary, Option<StormReport>)> = (0..specs.len() * runs)
-        .into_par_iter()
-        .map(|job| {
-            let (p, i) = (job / runs, job % runs);
-            let mut s = scenario.clone();
-            s.seed = scenario.seed.wrapping_add(i as u64);
-            let r = run(&s, &specs[p])?;
-            Ok((RunSummary::of(&r, s.seed), (i == 0).then_some(r)))
-        })
-        .collect::<Result<_, E>>()?;
+    let one = |job: usize| {
+        let (p, i) = (job / runs, job % runs);
+        let mut s = scenario.clone();
+        s.seed = scenario.seed.wrapping_add(i as u64);
+        let r = run(&s, &specs[p])?;
+        Ok((RunSummary::of(&r, s.seed), (i == 0).then_some(r)))
+    };
+    let units = specs.len() * runs;
+    // One run: on this thread, without starting rayon's pool (its threads and their buffers
+    // were 1 % of a 15,000 s run of scenario A, most of it the kernel zeroing their pages).
+    let results: Vec<(RunSummary, Option<StormReport>)> = if units == 1 {
+        (0..units).map(one).collect::<Result<_, E>>()?
+    } else {
+        (0..units).into_par_iter().map(one).collect::<Result<_, E>>()?
+    };
     let mut results = results.into_iter();
     let mut reports = Vec::with_capacity(specs.len());
     for _ in specs {
