@@ -130,7 +130,12 @@ impl<T: Copy> Scheduler<T> for AdaptiveScheduler<T> {
     #[inline(always)]
     fn insert(&mut self, at: Nanos, seq: u64, item: T) {
         if self.on_ladder {
-            return self.ladder_insert(at, seq, item);
+            // `black_box`: the event the out-of-line call takes by reference is put in memory
+            // on this path only. Without it the compiler built it on the stack before the
+            // branch, and the heap's push read it back wider than it was written, a failed
+            // store-to-load forward each push (issue 40: `perf annotate` of scenario A, a
+            // quarter of `start`'s samples on that read).
+            return self.ladder_insert(at, seq, std::hint::black_box(item));
         }
         self.heap.insert(at, seq, item);
         if self.heap.len() > self.up {
