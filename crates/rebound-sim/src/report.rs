@@ -80,6 +80,13 @@ impl Recorder {
         &mut self.points[i]
     }
 
+    /// Whether `t` is in the second of the last [`Recorder::at`] (whose concurrency, recorded
+    /// after every event, is then as at `t` if nothing changed since).
+    #[inline(always)]
+    pub fn in_last_second(&self, t: Nanos) -> bool {
+        self.second.holds(t)
+    }
+
     /// Notes the server's concurrency at `t`.
     #[inline]
     pub fn concurrency(&mut self, t: Nanos, c: u64) {

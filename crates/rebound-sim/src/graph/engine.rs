@@ -147,13 +147,17 @@ pub fn run_stoppable(
         }
         // A user's timeout whose attempt was answered (most of them) changes nothing: neither
         // the time integrals (the state they integrate is as it was, and the next event's
-        // advance covers the interval exactly) nor anything dispatch would touch.
+        // advance covers the interval exactly) nor anything dispatch would touch; nor, in the
+        // second of the event before it, the concurrency recorded there.
         if !matches!(ev, Ev::Timeout(c, seq) if !e.users.waits_for(c, seq)) {
             e.advance(t, true);
             e.dispatch(t, ev);
+            let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
+            e.rec.concurrency(t, c);
+        } else if !e.rec.in_last_second(t) {
+            let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
+            e.rec.concurrency(t, c);
         }
-        let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
-        e.rec.concurrency(t, c);
         if e.q.popped() % POLL_EVERY == 0 {
             e.clear_dead();
             stop.check(e.q.popped(), fixed + e.held_bytes())?;

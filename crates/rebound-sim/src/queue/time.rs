@@ -52,6 +52,12 @@ pub(crate) struct SecondOf {
 }
 
 impl SecondOf {
+    /// Whether `t` (ns) is in the second found last.
+    #[inline(always)]
+    pub(crate) fn holds(&self, t: Nanos) -> bool {
+        t.wrapping_sub(self.from) < SECOND
+    }
+
     /// The index of the second holding `t` (ns) among `n` ≥ 1 seconds; the last one for a `t`
     /// past the end.
     #[inline(always)]
