@@ -149,12 +149,12 @@ pub fn run_stoppable(
         // the time integrals (the state they integrate is as it was, and the next event's
         // advance covers the interval exactly) nor anything dispatch would touch; nor, in the
         // second of the event before it, the concurrency recorded there.
-        if !matches!(ev, Ev::Timeout(c, seq) if !e.users.waits_for(c, seq)) {
+        let idle = matches!(ev, Ev::Timeout(c, seq) if !e.users.waits_for(c, seq));
+        if !idle {
             e.advance(t, true);
             e.dispatch(t, ev);
-            let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
-            e.rec.concurrency(t, c);
-        } else if !e.rec.in_last_second(t) {
+        }
+        if !idle || !e.rec.in_last_second(t) {
             let c = if replicated { e.entry_in_flight() } else { e.svcs[entry].in_flight() };
             e.rec.concurrency(t, c);
         }
