@@ -145,10 +145,9 @@ pub fn run_stoppable(
         if t >= end {
             break;
         }
-        // A user's timeout whose attempt was answered (most of them) changes nothing: neither
-        // the time integrals (the state they integrate is as it was, and the next event's
-        // advance covers the interval exactly) nor anything dispatch would touch; nor, in the
-        // second of the event before it, the concurrency recorded there.
+        // A user's timeout whose attempt was answered (most) changes nothing: not the time
+        // integrals (the next advance covers the interval exactly), nothing dispatch touches,
+        // nor, in the second of the event before it, the concurrency recorded there.
         let idle = matches!(ev, Ev::Timeout(c, seq) if !e.users.waits_for(c, seq));
         if !idle {
             e.advance(t, true);
