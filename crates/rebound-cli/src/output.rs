@@ -103,9 +103,12 @@ pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     }
     drop(capture);
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    serde_json::to_writer_pretty(&mut out, value).map_err(|e| match e.is_io() {
-        true => anyhow::Error::new(OutputError(e.into())),
-        false => anyhow::Error::new(e),
+    serde_json::to_writer_pretty(&mut out, value).map_err(|e| {
+        if e.is_io() {
+            anyhow::Error::new(OutputError(e.into()))
+        } else {
+            anyhow::Error::new(e)
+        }
     })?;
     out.write_all(b"\n").and_then(|()| out.flush()).map_err(OutputError)?;
     Ok(())

@@ -218,3 +218,21 @@ kind = "none"
     let bad = Scenario::from_toml(&text.replace("probability = 0.3", "probability = 1.5")).unwrap_err();
     assert!(bad.to_string().contains("service.call.probability"), "{bad}");
 }
+
+/// An answered user timeout skips the engine's work (issue 40) but a second it has to itself
+/// still records the concurrency then. Arrivals every 2.2 s (the first at 2.2 s), 3 s of work on
+/// two workers, a 3.9 s timeout: second 10 holds only the timeout of the 6.6 s arrival (answered
+/// at 9.6 s), with the 8.8 s one in service; so does second 12. Second 3 has no event at all.
+#[test]
+fn a_second_holding_only_an_answered_timeout_records_its_concurrency() {
+    let s = Scenario::from_toml(
+        "duration = \"20s\"\npolicies = [\"constant:max-retries=0\"]\n[clients]\nrate = \"0.4545/s\"\n\
+         arrivals = \"constant\"\ntimeout = \"3.9s\"\n[[service]]\nname = \"server\"\nworkers = 2\n\
+         queue = 9\nservice_time = \"constant:3s\"\n[outage]\nkind = \"none\"\n",
+    )
+    .unwrap();
+    let r = storm::run(&s, &s.policies_or_default()[0]);
+    let at = |i: usize| (r.series[i].concurrency, r.series[i].sent, r.series[i].ok);
+    assert_eq!((at(10), at(12)), ((1, 0, 0), (1, 0, 0)), "{:?}", r.series);
+    assert_eq!(at(3), (0, 0, 0), "an eventless second records nothing: {:?}", r.series);
+}

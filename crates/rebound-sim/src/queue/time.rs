@@ -62,7 +62,7 @@ impl SecondOf {
     /// past the end.
     #[inline(always)]
     pub(crate) fn index(&mut self, t: Nanos, n: usize) -> usize {
-        if t.wrapping_sub(self.from) >= SECOND {
+        if !self.holds(t) {
             self.i = ((t / SECOND) as usize).min(n - 1);
             self.from = t - t % SECOND;
         }
