@@ -198,6 +198,16 @@ impl<E, S: Scheduler<E>> EventQueue<E, S> {
         Some((at, event))
     }
 
+    /// Drops lane `lane`'s front events while `dead` says, from each one's time (ns) and
+    /// event, that it would do nothing when popped: a caller that knows an event has become
+    /// a no-op drops it as soon as it reaches a lane's front, not at its time, and the
+    /// comparisons of every pop until then with it. Returns how many were dropped; they are
+    /// not counted as popped. O(1) for each dropped.
+    #[inline]
+    pub fn drop_front_while(&mut self, lane: usize, dead: impl FnMut(Nanos, &E) -> bool) -> u64 {
+        self.lanes.pop_while(lane, dead)
+    }
+
     /// Drops every waiting event for which `keep` is false (events that would do nothing when
     /// popped); the others keep their times, numbers and so their order. O(pending). Returns
     /// how many were dropped (issue 34, item 9: call timeouts of a day outliving their

@@ -68,8 +68,8 @@ pub(super) struct Engine<'a> {
     pub lb_rng: SmallRng,
     /// With a replicated entry service: the replica each user's current attempt went to.
     pub user_to: Vec<u16>,
-    /// Events the queue held after its last clearing of dead timeouts ([`super::purge`]).
-    pub cleared_to: usize,
+    /// The clearings of dead timeouts ([`super::purge`]).
+    pub purge: super::purge::Purge,
     /// The lanes of call timeouts.
     pub call_lanes: CallLanes,
 }
@@ -159,7 +159,7 @@ pub fn run_stoppable(
         }
         if e.q.popped() % POLL_EVERY == 0 {
             e.clear_dead();
-            stop.check(e.q.popped(), fixed + e.held_bytes())?;
+            stop.check(e.events(), fixed + e.held_bytes())?;
             ahead = e.worth_prefetching();
         }
         if until == Until::Decided && t >= next_check {

@@ -164,6 +164,12 @@ impl Events {
         self.0.pop_ahead(ahead).map(|(t, p)| (t, p.unpack()))
     }
 
+    /// [`EventQueue::drop_front_while`] on lane `lane`, with each event unpacked.
+    #[inline(always)]
+    pub fn drop_front_while(&mut self, lane: usize, mut dead: impl FnMut(Nanos, Ev) -> bool) -> u64 {
+        self.0.drop_front_while(lane, |at, p| dead(at, p.unpack()))
+    }
+
     /// [`EventQueue::retain`].
     pub fn retain(&mut self, mut keep: impl FnMut(&Ev) -> bool) -> usize {
         self.0.retain(|p| keep(&p.unpack()))

@@ -12,6 +12,8 @@ use rebound_retry::Spec;
 impl Engine<'_> {
     pub(super) fn finish(mut self, spec: &Spec) -> StormReport {
         let sc = self.sc;
+        #[cfg(test)]
+        super::purge::tests::count(self.purge.early.count);
         let dur = nanos(sc.duration) as f64;
         for i in self.sampled as usize..self.rec.points.len() {
             for s in &mut self.svcs {
@@ -56,7 +58,7 @@ impl Engine<'_> {
             },
             p50_ms: edge.and_then(|e| e.run_quantile_ms(0.5)),
             p99_ms: edge.and_then(|e| e.run_quantile_ms(0.99)),
-            events: self.q.popped(),
+            events: self.events(),
             series: self.rec.points,
             services,
             replications: Replications::of(Vec::new()),

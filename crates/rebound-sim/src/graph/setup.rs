@@ -59,7 +59,7 @@ impl<'a> Engine<'a> {
             throttled: None,
             lb_rng: SmallRng::seed_from_u64(client_seed(sc.seed, u32::MAX - 10_200)),
             user_to: Vec::new(),
-            cleared_to: 0,
+            purge: Default::default(),
             call_lanes: CallLanes::new(&topo),
             topo,
         };
@@ -71,6 +71,8 @@ impl<'a> Engine<'a> {
         }) {
             // S5's lazy ticks ask when events were scheduled, up to a tick back.
             e.q.keep_history(tick);
+        } else {
+            e.purge.early.on = super::purge::Dropped::wanted();
         }
         let level = e.schedule_load();
         if let Some(open) = &mut e.arrivals {
@@ -108,9 +110,11 @@ impl<'a> Engine<'a> {
         while (self.sampled + 1) * SECOND <= t {
             let i = self.sampled as usize;
             let from = self.sampled * SECOND;
-            if fill && last < from && self.s5_skipped_within(from, from + SECOND) {
-                // No event in this second, where S5's skipped ticks were: they would have
-                // recorded the concurrency, unchanged since the last event.
+            let dropped = self.purge.early.held(self.sampled);
+            if fill && last < from && (dropped || self.s5_skipped_within(from, from + SECOND)) {
+                // No event in this second, where S5's skipped ticks or timeouts dropped before
+                // their time were: they would have recorded the concurrency, unchanged since
+                // the last event.
                 let c = self.entry_in_flight();
                 self.rec.at(from).concurrency = c;
             }

@@ -113,6 +113,7 @@ impl Engine<'_> {
     #[inline]
     fn user_fail(&mut self, t: Nanos, c: u32, how: Failure) {
         self.users[c as usize].set_waiting(false);
+        self.drop_ended_timeouts();
         let p = self.rec.at(t);
         let cause = match how {
             Failure::Error => {
@@ -150,6 +151,7 @@ impl Engine<'_> {
     #[inline]
     fn user_succeed(&mut self, t: Nanos, c: u32) {
         self.users[c as usize].set_waiting(false);
+        self.drop_ended_timeouts();
         self.rec.at(t).ok += 1;
         let pause = self.retrier.on_success(c, t);
         self.rec.waited += pause.as_nanos();

@@ -125,6 +125,26 @@ impl<E> Lanes<E> {
         Some(e)
     }
 
+    /// Removes lane `lane`'s front events while `drop` says so, calling it with each front's
+    /// time; returns how many it removed.
+    #[inline]
+    pub(super) fn pop_while(&mut self, lane: usize, mut drop: impl FnMut(Nanos, &E) -> bool) -> u64 {
+        let fifo = &mut self.fifo[lane];
+        let mut n = 0;
+        while fifo.front().is_some_and(|f| drop(f.at(), &f.item)) {
+            fifo.pop_front();
+            n += 1;
+        }
+        if n > 0 {
+            self.heads[lane] = fifo.front().map_or(u128::MAX, |f| key(f.key()));
+            if fifo.is_empty() {
+                self.live &= !(1 << lane);
+            }
+            self.refresh_first();
+        }
+        n
+    }
+
     /// The event `k` places behind lane `lane`'s front (for prefetching).
     #[inline]
     pub(super) fn get(&self, lane: usize, k: usize) -> Option<&E> {

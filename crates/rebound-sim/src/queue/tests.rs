@@ -80,3 +80,29 @@ proptest! {
         }
     }
 }
+
+/// Dropping a lane's front stops at the first event to keep, leaves the other lanes and the
+/// scheduler alone, does not count as popping, and the rest come out in order.
+#[test]
+fn dropping_a_lanes_front_keeps_the_rest_in_order() {
+    let mut q = EventQueue::new();
+    for i in 0..6u64 {
+        q.push_lane(1, 10 + i, i);
+    }
+    q.push_lane(0, 12, 100);
+    q.push(11, 200);
+    let mut seen = Vec::new();
+    // Events 0, 1 and 3 have become no-ops; 2 stops the drop, so 3 waits behind it.
+    let dropped = q.drop_front_while(1, |at, &e| {
+        seen.push(at);
+        matches!(e, 0 | 1 | 3)
+    });
+    assert_eq!((dropped, seen, q.popped(), q.len()), (2, vec![10, 11, 12], 0, 6));
+    let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+    assert_eq!(order, [(11, 200), (12, 2), (12, 100), (13, 3), (14, 4), (15, 5)]);
+    // An emptied lane is one no pop compares with.
+    q.push_lane(1, 20, 6);
+    assert_eq!(q.drop_front_while(1, |_, _| true), 1);
+    q.push(30, 7);
+    assert_eq!((q.pop(), q.pop()), (Some((30, 7)), None));
+}
