@@ -118,6 +118,8 @@ pub(super) struct Dropped {
     /// The seconds (time / [`SECOND`]) holding one, each once, in order, from the oldest not
     /// yet asked for ([`Dropped::held`]).
     seconds: VecDeque<u64>,
+    /// The start of the second after the last in `seconds` (ns), 0 before the first.
+    next_second: Nanos,
 }
 
 impl Dropped {
@@ -133,9 +135,10 @@ impl Dropped {
     /// Notes a timeout at `at` (ns) dropped; `at` no earlier than the last noted.
     #[inline]
     fn note(&mut self, at: Nanos) {
-        let s = at / SECOND;
-        if self.seconds.back() != Some(&s) {
+        if at >= self.next_second {
+            let s = at / SECOND;
             self.seconds.push_back(s);
+            self.next_second = (s + 1).saturating_mul(SECOND);
         }
     }
 

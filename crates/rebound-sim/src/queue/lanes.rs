@@ -126,8 +126,9 @@ impl<E> Lanes<E> {
     }
 
     /// Removes lane `lane`'s front events while `drop` says so, calling it with each front's
-    /// time; returns how many it removed.
-    #[inline]
+    /// time; returns how many it removed. Always inlined: out of line, as the compiler left it,
+    /// scenario A of issue 40 took 6 % more time (877 against 937 ms, minima of 8 in turn).
+    #[inline(always)]
     pub(super) fn pop_while(&mut self, lane: usize, mut drop: impl FnMut(Nanos, &E) -> bool) -> u64 {
         let fifo = &mut self.fifo[lane];
         let mut n = 0;
