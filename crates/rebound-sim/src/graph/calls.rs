@@ -101,6 +101,7 @@ impl Engine<'_> {
             let (k, w) = (job.call as usize, job.worker);
             job.call += 1;
             svc.retriers[k].on_success(w, t);
+            self.drop_ended_call_timeouts(s, k);
             self.call_start(t, s, j);
         } else if !self.hedge_error(t, Caller::Job(s, j), seq) {
             self.call_failed(t, s, j, RetryCause::Error, true);
@@ -113,6 +114,7 @@ impl Engine<'_> {
         let job = &mut svc.jobs[j as usize];
         job.set_waiting(false);
         let (k, w, gen, seq) = (job.call as usize, job.worker, job.gen, job.seq);
+        self.drop_ended_call_timeouts(s, k);
         let hint = match (sent, cause) {
             (true, RetryCause::Error) => self.take_hint(Caller::Job(s, j), seq),
             _ => None,

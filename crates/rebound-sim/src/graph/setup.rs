@@ -73,6 +73,7 @@ impl<'a> Engine<'a> {
             e.q.keep_history(tick);
         } else {
             e.purge.early.on = super::purge::Dropped::wanted();
+            e.purge.early.calls = e.purge.early.on && sc.outage.kind != crate::scenario::OutageKind::Pause;
         }
         let level = e.schedule_load();
         if let Some(open) = &mut e.arrivals {

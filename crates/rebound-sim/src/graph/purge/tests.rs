@@ -74,3 +74,22 @@ fn sparse_seconds_fired_timeouts_and_sheds_report_the_same_with_timeouts_dropped
     let s = Scenario::from_toml(busy).unwrap();
     assert!(same_either_way("busy", &s) > 0);
 }
+
+/// The calls' timeouts alone (the users' timeout longer than the run schedules none): the
+/// three-tier stack through its database's hard-down, and through a pause of the service in
+/// the middle, which holds its calls' timeouts popped during it, ended or not, and pops them
+/// again at its end: there none are dropped early, or `events` would differ.
+#[test]
+fn call_timeouts_dropped_early_change_nothing_and_none_around_a_pause() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/scenarios/three-tier.toml");
+    let text = std::fs::read_to_string(dir).unwrap().replace("timeout = \"2s\"", "timeout = \"1h\"");
+    let mut s = Scenario::from_toml(&text).unwrap();
+    s.duration = Duration::from_secs(60);
+    assert!(same_either_way("three-tier, calls only", &s) > 10_000);
+    let paused =
+        text.replace("service = \"db\"\nkind = \"hard-down\"", "service = \"api\"\nkind = \"pause\"");
+    assert_ne!(paused, text);
+    let mut s = Scenario::from_toml(&paused).unwrap();
+    s.duration = Duration::from_secs(60);
+    assert_eq!(same_either_way("three-tier paused, calls only", &s), 0);
+}
