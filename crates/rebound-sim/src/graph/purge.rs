@@ -17,15 +17,17 @@
 //! other event is kept (the queue's `(time, sequence)` keys do not change).
 //!
 //! And one at a time, as soon as it can be found for nothing ([`Engine::drop_ended_timeouts`]):
-//! when an attempt ends, the users' timeouts at the front of their lane whose attempt has ended
-//! are dropped then, not at their time. Scenario A of issue 40 (every attempt answered within
+//! when an attempt ends, the timeouts at the front of its lane whose attempt has ended are
+//! dropped then, not at their time (the users' lane, or a call's:
+//! [`Engine::drop_ended_call_timeouts`]). Scenario A of issue 40 (every attempt answered within
 //! milliseconds, a 1 s timeout) spent a quarter of its time on these timeouts (1.04 s against
 //! 0.78 s with no timeout scheduled), each compared with the scheduler's next at every pop
 //! until its time, then popped and looked at. The attempts are answered in about the order they
 //! were sent, so the ended one is most often the lane's front. These dropped timeouts are still
 //! counted in `events` (they came due before the end of the run), and the concurrency of a
 //! second that held nothing else is recorded as their pops would have ([`Dropped::held`]): the
-//! run's report is the same, byte for byte.
+//! run's report is the same, byte for byte. Where that cannot hold, none are dropped early: see
+//! [`Dropped`].
 
 use super::engine::{Engine, Ev, TIMEOUTS};
 use super::events::Events;
@@ -152,7 +154,7 @@ pub(super) struct Dropped {
 
 impl Dropped {
     /// Whether a run with no S5 service drops timeouts early: always, but in this crate's tests
-    /// that compare runs with and without ([`tests`]).
+    /// that compare runs with and without (`purge/tests.rs`).
     pub fn wanted() -> bool {
         #[cfg(test)]
         return tests::EARLY.get().0;
