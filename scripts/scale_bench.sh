@@ -53,8 +53,9 @@ for ((r = 1; r <= reps; r++)); do
     for f in "${factors[@]}"; do
         # CPU from bash's `time` (getrusage, to the millisecond; GNU time prints hundredths, up
         # to 9 % of ×1's 0.11 s), the resident set from GNU time's; its own few ms are counted.
+        # (The run's own errors go to stderr, fd 3, not into the file of `time`'s report.)
         { time RAYON_NUM_THREADS=1 /usr/bin/time -v -o "$tmp/time" \
-            "$bin" storm --scenario "$tmp/x$f.toml" --seed 1 --json >"$tmp/out.json"; } 2>"$tmp/cpu"
+            "$bin" storm --scenario "$tmp/x$f.toml" --seed 1 --json >"$tmp/out.json" 2>&3; } 3>&2 2>"$tmp/cpu"
         ev=$(jq '.policies[0].events' "$tmp/out.json")
         [ -z "${events[$f]:-}" ] || [ "${events[$f]}" = "$ev" ] ||
             { echo "error: ×$f gave $ev events, then ${events[$f]}: the run is not deterministic" >&2; exit 1; }

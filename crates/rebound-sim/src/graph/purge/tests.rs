@@ -1,6 +1,6 @@
-//! Dropping the users' ended timeouts early changes nothing a run reports (issue 40): the same
-//! report, byte for byte, with and without, on every example scenario and on seconds held by
-//! nothing but such a timeout.
+//! Dropping ended timeouts early, the users' and the calls', changes nothing a run reports
+//! (issue 40): the same report, byte for byte, with and without, on every example scenario, on
+//! seconds held by nothing but such a timeout, and through a pause.
 
 use crate::scenario::Scenario;
 use crate::storm;
