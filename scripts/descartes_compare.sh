@@ -14,12 +14,12 @@
 #                        its GitHub repository)
 #        DESCARTES_DIR   where to build it, outside this workspace (default /tmp/rebound-descartes)
 #        REBOUND_BIN     a release `rebound` binary to time instead of building this checkout's
-#        SIM_SECONDS     simulated seconds of each run (default 1500, in 1..=86400): where a run
-#                        takes only a tenth of a second, GNU time's 10 ms resolution moves the
-#                        ratio by up to 10 %; 15000 makes both runs ten times longer
-# Needs: git, cargo, GNU time (/usr/bin/time). Prints each tool's minimum and median CPU
-# seconds (user + system) over the repetitions, run in turn (Rebound, DesCartes, Rebound, ...),
-# and the ratio of the minima.
+#        SIM_SECONDS     simulated seconds of each run (default 1500, in 1..=86400): Rebound's run
+#                        then takes about a tenth of a second, read to the millisecond; 15000
+#                        makes both runs ten times longer, and the ratio steadier
+# Needs: git, cargo. Prints each tool's minimum and median CPU seconds (user + system, from
+# bash's `time`: getrusage, to the millisecond) over the repetitions, run in turn (Rebound,
+# DesCartes, Rebound, ...), and the ratio of the minima.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 reps=${1:-5}
@@ -30,7 +30,6 @@ sim_s=${SIM_SECONDS:-1500}
 src=${DESCARTES_GIT:-https://github.com/rupakm/DesCartes}
 dir=${DESCARTES_DIR:-/tmp/rebound-descartes}
 commit=fd5a6919dcfadeccc092d4eb7e63cd93de702f74 # the version measured in the guide (2026-11)
-[ -x /usr/bin/time ] || { echo "error: GNU time (/usr/bin/time) is needed (apt-get install time)" >&2; exit 1; }
 
 mkdir -p "$dir"
 if [ ! -d "$dir/DesCartes/.git" ]; then git clone --quiet "$src" "$dir/DesCartes"; fi
@@ -190,9 +189,11 @@ for s in a b; do
     sed "s/^duration = .*/duration = \"${sim_s}s\"/" "crates/rebound-sim/benches/scenarios/mm1k-$s.toml" >"$dir/mm1k-$s.toml"
 done
 
-# cpu COMMAND... -> user + system seconds of the whole process (its output to $dir/last.out)
+# cpu COMMAND... -> user + system seconds of the whole process (its output to $dir/last.out).
+# (GNU time, used before, prints hundredths: up to 10 % of Rebound's run at 1500 s.)
+TIMEFORMAT='%3U %3S'
 cpu() {
-    /usr/bin/time -f '%U %S' -o "$dir/time" "$@" >"$dir/last.out" 2>&1 || { cat "$dir/last.out" >&2; exit 1; }
+    { time "$@" >"$dir/last.out" 2>&1; } 2>"$dir/time" || { cat "$dir/last.out" >&2; exit 1; }
     awk '{ printf "%.3f\n", $1 + $2 }' "$dir/time"
 }
 # stats: min and median of the numbers on stdin
