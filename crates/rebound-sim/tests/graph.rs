@@ -219,8 +219,8 @@ kind = "none"
     assert!(bad.to_string().contains("service.call.probability"), "{bad}");
 }
 
-/// An answered user timeout skips the engine's work (issue 40) but a second it has to itself
-/// still records the concurrency then. Arrivals every 2.2 s (the first at 2.2 s), 3 s of work on
+/// An answered user timeout skips the engine's work (issue 40), popped or dropped before its
+/// time, but a second it has to itself still records the concurrency then. Arrivals every 2.2 s (the first at 2.2 s), 3 s of work on
 /// two workers, a 3.9 s timeout: second 10 holds only the timeout of the 6.6 s arrival (answered
 /// at 9.6 s), with the 8.8 s one in service; so does second 12. Second 3 has no event at all.
 #[test]

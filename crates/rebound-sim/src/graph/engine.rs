@@ -148,7 +148,7 @@ pub fn run_stoppable(
         // A user's timeout whose attempt was answered (most) changes nothing: not the time
         // integrals (the next advance covers the interval exactly), nothing dispatch touches,
         // nor, in the second of the event before it, the concurrency recorded there.
-        let idle = matches!(ev, Ev::Timeout(c, seq) if !e.users.waits_for(c, seq));
+        let idle = super::purge::user_timeout_ended(&e.users, ev);
         if !idle {
             e.advance(t, true);
             e.dispatch(t, ev);

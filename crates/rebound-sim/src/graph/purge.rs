@@ -47,12 +47,18 @@ pub(crate) const FLOOR: usize = 1 << 20;
 #[inline]
 fn dead(users: &Users, svcs: &[Svc], ev: &Ev) -> bool {
     match *ev {
-        Ev::Timeout(c, seq) => !users.waits_for(c, seq),
         Ev::CallTimeout(s, j, seq) => {
             svcs[s as usize].jobs.get(j as usize).is_none_or(|job| !job.waits_for(seq))
         }
-        _ => false,
+        ev => user_timeout_ended(users, ev),
     }
+}
+
+/// Whether `ev` is a user's timeout whose attempt has ended (the event loop's idle pops, the
+/// early drops and the clearings in bulk all ask this).
+#[inline(always)]
+pub(super) fn user_timeout_ended(users: &Users, ev: Ev) -> bool {
+    matches!(ev, Ev::Timeout(c, seq) if !users.waits_for(c, seq))
 }
 
 impl Engine<'_> {
@@ -79,7 +85,7 @@ impl Engine<'_> {
     pub(super) fn drop_ended_timeouts(&mut self) {
         if self.purge.early.on {
             let users = &self.users;
-            let ended = |ev| matches!(ev, Ev::Timeout(c, seq) if !users.waits_for(c, seq));
+            let ended = |ev| user_timeout_ended(users, ev);
             drop_ended(&mut self.q, &mut self.purge.early, TIMEOUTS, self.end, ended);
         }
     }
